@@ -1,0 +1,153 @@
+"""The evaluator extension point.
+
+An evaluator is a small pydantic model whose fields are its YAML config, with one
+``async evaluate(ctx) -> EvaluatorResult``. Exceptions raised inside ``evaluate`` are
+turned into that evaluator's error result by ``run_evaluator`` (score 0, error
+recorded); they never fail the case or the run. No Prefect imports here.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from providers.base import Provider, Request, Response, Usage
+from providers.trace import TraceEvent
+
+PASS_THRESHOLD = 0.8
+BORDERLINE_THRESHOLD = 0.6
+
+
+def verdict_for(score: float) -> str:
+    if score >= PASS_THRESHOLD:
+        return "pass"
+    if score >= BORDERLINE_THRESHOLD:
+        return "borderline"
+    return "fail"
+
+
+def clamp01(value: float) -> float:
+    return max(0.0, min(1.0, float(value)))
+
+
+@dataclass
+class EvalContext:
+    """Everything an evaluator may look at for one case attempt (read-only by convention)."""
+
+    eval_id: str
+    question: str
+    candidate_answer: str
+    expected_outcome: str = ""
+    reference_answer: str = ""
+    input_messages: list[dict[str, Any]] = field(default_factory=list)
+    expected_messages: list[dict[str, Any]] = field(default_factory=list)
+    output_messages: list[dict[str, Any]] | None = None
+    guideline_paths: list[str] = field(default_factory=list)
+    input_files: list[str] = field(default_factory=list)
+    system_message: str = ""
+    trace: list[TraceEvent] | None = None
+    usage: Usage | None = None
+    latency_ms: float | None = None
+    rubrics: list[Any] = field(default_factory=list)
+    base_dir: str = "."  # directory of the eval file (relative prompt/script paths)
+    target: str = ""
+    judge: Provider | None = None  # judge target, already wrapped with retries
+    judge_name: str | None = None
+    attempt: int = 1
+    trial: int = 0
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    async def call_judge(self, request: Request) -> Response:
+        if self.judge is None:
+            raise RuntimeError("no judge target is available for this case")
+        request.purpose = "judge"
+        return await self.judge.invoke(request)
+
+
+@dataclass
+class EvaluatorResult:
+    name: str
+    type: str
+    score: float
+    weight: float = 1.0
+    verdict: str = ""
+    hits: list[str] = field(default_factory=list)
+    misses: list[str] = field(default_factory=list)
+    reasoning: str = ""
+    evaluator_provider_request: dict[str, Any] | None = None
+    details: dict[str, Any] | None = None
+    usage: Usage | None = None
+    error: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.score = clamp01(self.score)
+        if not self.verdict:
+            self.verdict = verdict_for(self.score)
+
+    def to_record(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "name": self.name, "type": self.type, "score": round(self.score, 6),
+            "weight": self.weight, "verdict": self.verdict, "hits": self.hits,
+            "misses": self.misses, "reasoning": self.reasoning,
+        }
+        if self.evaluator_provider_request is not None:
+            out["evaluator_provider_request"] = self.evaluator_provider_request
+        if self.details:
+            out["details"] = self.details
+        if self.usage is not None:
+            out["usage"] = self.usage.to_dict()
+        if self.error:
+            out["error"] = self.error
+        if self.warnings:
+            out["warnings"] = self.warnings
+        return out
+
+
+class Evaluator(BaseModel):
+    """Base class: subclasses set ``kind`` and declare their YAML config as fields."""
+
+    model_config = ConfigDict(extra="allow", arbitrary_types_allowed=True, populate_by_name=True)
+    kind: ClassVar[str] = "base"
+
+    name: str | None = None
+    type: str | None = None
+    weight: float = Field(default=1.0, ge=0)
+    base_dir: str = Field(default=".", exclude=True)  # eval file directory, set by the loader
+
+    @property
+    def label(self) -> str:
+        return self.name or self.type or self.kind
+
+    async def evaluate(self, ctx: EvalContext) -> EvaluatorResult:  # pragma: no cover
+        raise NotImplementedError
+
+    def result(self, score: float, hits: list[str] | None = None,
+               misses: list[str] | None = None, reasoning: str = "", **kw: Any
+               ) -> EvaluatorResult:
+        return EvaluatorResult(name=self.label, type=self.type or self.kind, score=score,
+                               weight=self.weight, hits=hits or [], misses=misses or [],
+                               reasoning=reasoning, **kw)
+
+
+def error_result(evaluator: Evaluator, err: BaseException) -> EvaluatorResult:
+    message = f"{type(err).__name__}: {err}"
+    return evaluator.result(0.0, misses=[f"evaluator error: {message}"[:300]],
+                            reasoning=f"Evaluator failed: {message}", error=message)
+
+
+async def run_evaluator(evaluator: Evaluator, ctx: EvalContext) -> EvaluatorResult:
+    """Evaluate with isolation: any exception becomes this evaluator's error result."""
+    try:
+        return await evaluator.evaluate(ctx)
+    except Exception as err:  # noqa: BLE001 - isolation is the point
+        return error_result(evaluator, err)
+
+
+def weighted_score(results: list[EvaluatorResult]) -> float:
+    """Weighted mean of evaluator scores; weight 0 excludes; no weight at all → 0."""
+    total = sum(r.weight for r in results)
+    if total <= 0:
+        return 0.0
+    return sum(r.score * r.weight for r in results) / total

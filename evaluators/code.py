@@ -1,0 +1,71 @@
+"""``code_judge`` (alias ``code``): score with a script in any language.
+
+The script gets one JSON object on stdin carrying both the README's keys and AgentV's,
+and prints ``{score, hits, misses, reasoning}``. A non-zero exit, a timeout or unparsable
+output is this evaluator's error (score 0, error recorded), never the run's.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from evaluators.base import EvalContext, Evaluator, EvaluatorResult, clamp01
+from evaluators.llm_judge import clean_items, first_json_object
+from providers.process import ProcessTimeout, run_process
+
+
+def judge_payload(ctx: EvalContext) -> dict[str, Any]:
+    return {
+        # README keys
+        "task": ctx.question, "outcome": ctx.expected_outcome, "expected": ctx.reference_answer,
+        "output": ctx.candidate_answer, "system_message": ctx.system_message,
+        "guideline_paths": ctx.guideline_paths, "attachments": ctx.input_files,
+        "user_segments": ctx.metadata.get("user_segments", []),
+        # AgentV keys
+        "eval_id": ctx.eval_id, "question": ctx.question,
+        "expected_outcome": ctx.expected_outcome, "reference_answer": ctx.reference_answer,
+        "candidate_answer": ctx.candidate_answer, "input_messages": ctx.input_messages,
+        "expected_messages": ctx.expected_messages, "output_messages": ctx.output_messages,
+        "guideline_files": ctx.guideline_paths, "input_files": ctx.input_files,
+        "trace_summary": ctx.metadata.get("trace_summary"),
+    }
+
+
+class CodeJudge(Evaluator):
+    kind = "code_judge"
+    script: str | list[str]
+    cwd: str | None = None
+    timeout_seconds: float = 60.0
+    env: dict[str, str] | None = None
+
+    async def evaluate(self, ctx: EvalContext) -> EvaluatorResult:
+        return await self.run_script(judge_payload(ctx))
+
+    async def run_script(self, payload: dict[str, Any]) -> EvaluatorResult:
+        cwd = str((Path(self.base_dir) / self.cwd).resolve()) if self.cwd else self.base_dir
+        if not Path(cwd).is_dir():
+            raise FileNotFoundError(f"code_judge cwd does not exist: {cwd}")
+        env = {**os.environ, **(self.env or {})}
+        try:
+            proc = await run_process(self.script, cwd=cwd, env=env, stdin=json.dumps(payload),
+                                     timeout=self.timeout_seconds)
+        except ProcessTimeout:
+            return self._failure(f"script timed out after {self.timeout_seconds:g}s")
+        if proc.returncode != 0:
+            tail = (proc.stderr or proc.stdout).strip()[-500:]
+            return self._failure(f"script exited with code {proc.returncode}: {tail}")
+        data = first_json_object(proc.stdout)
+        if data is None or not isinstance(data.get("score"), (int, float)):
+            return self._failure(f"script output is not a JSON verdict: {proc.stdout[:300]!r}")
+        reasoning = data.get("reasoning")
+        return self.result(clamp01(data["score"]), clean_items(data.get("hits")),
+                           clean_items(data.get("misses")),
+                           reasoning if isinstance(reasoning, str) else "",
+                           details={k: v for k, v in data.items()
+                                    if k not in ("score", "hits", "misses", "reasoning")} or None)
+
+    def _failure(self, message: str) -> EvaluatorResult:
+        return self.result(0.0, misses=[message[:300]], reasoning=f"code_judge failed: {message}",
+                           error=message)

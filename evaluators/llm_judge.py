@@ -1,0 +1,132 @@
+"""``llm_judge``: AgentV's LLM-as-judge with the strict {score, hits, misses, reasoning} contract.
+
+The reply is parsed leniently (the first JSON object in it; prose around it is normal),
+the score clamped to [0, 1], hits/misses trimmed, non-empty, at most 4. A reply without
+valid JSON scores 0 with the raw reply kept in ``details`` and a warning.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from evaluators.base import EvalContext, Evaluator, EvaluatorResult, clamp01
+from providers.base import Request
+
+SYSTEM_PROMPT = """You must respond with a single JSON object matching this schema:
+
+{
+  "score": <number between 0.0 and 1.0>,
+  "hits": [<array of strings, max 4 items, brief specific achievements>],
+  "misses": [<array of strings, max 4 items, brief specific failures or omissions, empty if none>],
+  "reasoning": "<string, concise explanation for the score, 1-2 sentences max>"
+}"""
+
+DEFAULT_TEMPLATE = """You are an expert evaluator. Your goal is to grade the candidate_answer based on how well it achieves the expected_outcome for the original task.
+
+Use the reference_answer as a gold standard for a high-quality response (if provided). The reference_answer may be a simple text response, or it may contain a sequence of expected agent messages including tool calls. When it contains multiple messages, the last message represents the final expected answer. The candidate_answer does not need to match it verbatim, but should capture the key points and follow the same spirit.
+
+Be concise and focused in your evaluation. Provide succinct, specific feedback rather than verbose explanations.
+
+[[ ## expected_outcome ## ]]
+{{ expected_outcome }}
+
+[[ ## question ## ]]
+{{ question }}
+
+[[ ## reference_answer ## ]]
+{{ reference_answer }}
+
+[[ ## candidate_answer ## ]]
+{{ candidate_answer }}"""
+
+MAX_ITEMS = 4
+_VAR = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+
+
+def render_template(template: str, values: dict[str, str]) -> str:
+    """Replace ``{{ name }}`` placeholders; unknown names are left as written."""
+    return _VAR.sub(lambda m: values.get(m.group(1), m.group(0)), template)
+
+
+def template_values(ctx: EvalContext) -> dict[str, str]:
+    question = ctx.metadata.get("transcript") or ctx.question
+    return {
+        "expected_outcome": ctx.expected_outcome, "outcome": ctx.expected_outcome,
+        "question": question, "request": question, "task": question,
+        "reference_answer": ctx.reference_answer, "expected": ctx.reference_answer,
+        "candidate_answer": ctx.candidate_answer, "generated_answer": ctx.candidate_answer,
+        "output": ctx.candidate_answer,
+    }
+
+
+def first_json_object(text: str) -> dict[str, Any] | None:
+    """The first decodable JSON object in ``text`` (fenced or surrounded by prose)."""
+    decoder = json.JSONDecoder()
+    for match in re.finditer(r"\{", text or ""):
+        try:
+            value, _ = decoder.raw_decode(text, match.start())
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            return value
+    return None
+
+
+def clean_items(items: Any) -> list[str]:
+    if not isinstance(items, list):
+        return []
+    out = [str(i).strip() for i in items if i is not None and str(i).strip()]
+    return out[:MAX_ITEMS]
+
+
+def parse_verdict(text: str) -> tuple[float, list[str], list[str], str, bool]:
+    """(score, hits, misses, reasoning, ok); ok=False when no valid JSON verdict was found."""
+    data = first_json_object(text)
+    if data is None or not isinstance(data.get("score"), (int, float)) \
+            or isinstance(data.get("score"), bool):
+        return 0.0, [], [], "", False
+    reasoning = data.get("reasoning")
+    return (clamp01(data["score"]), clean_items(data.get("hits")),
+            clean_items(data.get("misses")), reasoning if isinstance(reasoning, str) else "",
+            True)
+
+
+def load_prompt(prompt: str | None, base_dir: str) -> str | None:
+    """``prompt`` is inline text or a path (relative to the eval file) to a template."""
+    if not prompt:
+        return None
+    if "\n" not in prompt and len(prompt) < 512:
+        path = Path(base_dir) / prompt
+        if path.suffix in (".md", ".txt", ".prompt", ".j2", ".jinja") or path.is_file():
+            if not path.is_file():
+                raise FileNotFoundError(f"judge prompt file not found: {path}")
+            return path.read_text(encoding="utf-8")
+    return prompt
+
+
+class LlmJudge(Evaluator):
+    kind = "llm_judge"
+    prompt: str | None = None
+    target: str | None = None  # optional judge target override
+
+    async def evaluate(self, ctx: EvalContext) -> EvaluatorResult:
+        template = load_prompt(self.prompt, self.base_dir) or DEFAULT_TEMPLATE
+        user_prompt = render_template(template, template_values(ctx))
+        request = Request(eval_id=ctx.eval_id, question=user_prompt, system_prompt=SYSTEM_PROMPT,
+                          chat=[{"role": "system", "content": SYSTEM_PROMPT},
+                                {"role": "user", "content": user_prompt}],
+                          attempt=ctx.attempt, trial=ctx.trial, purpose="judge",
+                          response_format="json")
+        provider_request = {"user_prompt": user_prompt, "system_prompt": SYSTEM_PROMPT,
+                            "target": ctx.judge_name}
+        response = await ctx.call_judge(request)
+        score, hits, misses, reasoning, ok = parse_verdict(response.text)
+        if not ok:
+            return self.result(0.0, reasoning="Judge reply contained no valid JSON verdict.",
+                               evaluator_provider_request=provider_request,
+                               details={"raw_reply": response.text}, usage=response.usage,
+                               warnings=["llm_judge: no valid JSON object in the judge reply"])
+        return self.result(score, hits, misses, reasoning,
+                           evaluator_provider_request=provider_request, usage=response.usage)

@@ -1,0 +1,163 @@
+"""The ``agentv`` command: eval, validate, server. Prefect and litellm are imported only by
+the commands that run something (``--help`` and ``validate`` stay well under a second).
+
+Configuration errors print one line ``error: file:line: field: message`` and exit 2
+(a traceback only with ``--verbose``).
+"""
+from __future__ import annotations
+
+import logging
+import sys
+import traceback
+from typing import List, Optional
+
+import typer
+
+from providers.base import ConfigError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="agentv: evaluate AI agents and LLM apps with AgentV eval suites on Prefect.")
+server_app = typer.Typer(help="The local Prefect server agentv uses by default.",
+                         no_args_is_help=True)
+app.add_typer(server_app, name="server")
+
+OPTIONAL_VALUE_FLAGS = {"--dump-prompts": ".agentv/prompts", "--dump-traces": ".agentv/traces",
+                        "--resume": ""}
+EVAL_SUFFIXES = (".yaml", ".yml", ".jsonl")
+
+
+def fail(err: ConfigError, verbose: bool = False) -> None:
+    if verbose:
+        traceback.print_exc()
+    typer.echo(f"error: {err.render()}", err=True)
+    raise typer.Exit(2)
+
+
+def _is_results_file(token: str) -> bool:
+    try:
+        with open(token, encoding="utf-8") as fh:
+            return '"case_key"' in fh.readline()
+    except OSError:
+        return False
+
+
+def _takes_value(flag: str, token: str | None) -> bool:
+    if token is None or token.startswith("-"):
+        return False
+    if flag == "--resume":
+        return _is_results_file(token)
+    return not token.endswith(EVAL_SUFFIXES) and not any(c in token for c in "*?[")
+
+
+def expand_optional_values(argv: list[str]) -> list[str]:
+    """``--dump-prompts`` / ``--dump-traces`` / ``--resume`` take an optional value."""
+    out: list[str] = []
+    for i, arg in enumerate(argv):
+        out.append(arg)
+        if arg in OPTIONAL_VALUE_FLAGS:
+            nxt = argv[i + 1] if i + 1 < len(argv) else None
+            if not _takes_value(arg, nxt):
+                out.append(OPTIONAL_VALUE_FLAGS[arg] or "latest")
+    return out
+
+
+def setup_logging(verbose: bool) -> None:
+    from tasks.redact import RedactingFilter
+    handler = logging.StreamHandler(sys.stderr)
+    handler.addFilter(RedactingFilter())
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    logger = logging.getLogger("agentv")
+    logger.handlers[:] = [handler]
+    logger.setLevel(logging.INFO if verbose else logging.WARNING)
+    logger.propagate = False
+
+
+@app.command("eval")
+def eval_command(
+    paths: List[str] = typer.Argument(..., help="Eval files, directories or globs."),
+    targets: Optional[str] = typer.Option(None, help="targets.yaml, or a directory holding one."),
+    target: Optional[str] = typer.Option(None, help="Run every case on this target."),
+    workers: Optional[str] = typer.Option(None, help="Concurrent cases, 1-50 (default 1)."),
+    out: Optional[str] = typer.Option(None, help="Results file (default .agentv/results/)."),
+    output_format: str = typer.Option("jsonl", help="jsonl or yaml."),
+    dry_run: bool = typer.Option(False, help="Use the mock for target and judge; no network."),
+    dry_run_delay: Optional[float] = typer.Option(None, help="Mock delay in ms."),
+    dry_run_delay_min: Optional[float] = typer.Option(None, help="Mock min delay in ms."),
+    dry_run_delay_max: Optional[float] = typer.Option(None, help="Mock max delay in ms."),
+    eval_id: Optional[str] = typer.Option(None, help="Only cases whose id matches this glob."),
+    dump_prompts: Optional[str] = typer.Option(None, help="Write each prompt to DIR."),
+    dump_traces: Optional[str] = typer.Option(None, help="Write each trace to DIR."),
+    include_trace: bool = typer.Option(False, help="Add trace and output_messages to records."),
+    cache: bool = typer.Option(False, help="Cache LLM responses under .agentv/cache/."),
+    trials: Optional[int] = typer.Option(None, help="Run each case K times."),
+    max_retries: Optional[int] = typer.Option(None, help="Override the targets' max_retries."),
+    resume: Optional[str] = typer.Option(None, help="Continue an interrupted run's results."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Log provider calls, tracebacks."),
+) -> None:
+    """Run eval suites and write one scored record per case."""
+    from flows.console import run_from_cli
+    from tasks.plan import EvalOptions
+    setup_logging(verbose)
+    opts = EvalOptions(paths=paths, targets=targets, target=target, workers=workers, out=out,
+                       output_format=output_format, dry_run=dry_run, dry_run_delay=dry_run_delay,
+                       dry_run_delay_min=dry_run_delay_min, dry_run_delay_max=dry_run_delay_max,
+                       eval_id=eval_id, verbose=verbose, dump_prompts=dump_prompts,
+                       dump_traces=dump_traces, include_trace=include_trace, cache=cache,
+                       trials=trials, max_retries=max_retries, resume=resume)
+    try:
+        code = run_from_cli(opts)
+    except ConfigError as err:
+        fail(err, verbose)
+    raise typer.Exit(code)
+
+
+@app.command("validate")
+def validate_command(paths: List[str] = typer.Argument(..., help="Files or directories.")) -> None:
+    """Check eval, targets and config files (detected by $schema)."""
+    from tasks.validate import validate_paths
+    try:
+        report = validate_paths(paths)
+    except ConfigError as err:
+        fail(err)
+    for w in report.warnings:
+        typer.echo(f"warning: {w}", err=True)
+    for e in report.errors:
+        typer.echo(f"error: {e}", err=True)
+    typer.echo(f"{len(report.checked)} file(s) valid, {len(report.errors)} invalid, "
+               f"{len(report.warnings)} warning(s)")
+    raise typer.Exit(1 if report.errors else 0)
+
+
+@server_app.command("start")
+def server_start() -> None:
+    """Start (or reuse) the background Prefect server and print its URLs."""
+    from flows.server import read_state, running_url, start_server
+    url = running_url() or start_server()
+    state = read_state() or {}
+    typer.echo(f"Prefect API: {url}\nPrefect UI:  {state.get('ui_url', url[:-4])}")
+
+
+@server_app.command("stop")
+def server_stop() -> None:
+    """Stop the background Prefect server."""
+    from flows.server import stop_server
+    typer.echo("stopped" if stop_server() else "no agentv Prefect server recorded")
+
+
+@server_app.command("status")
+def server_status() -> None:
+    """Show whether the background Prefect server answers."""
+    from flows.server import read_state, running_url
+    url = running_url()
+    state = read_state() or {}
+    typer.echo(f"running: {state.get('ui_url')}" if url else "not running")
+    raise typer.Exit(0 if url else 1)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = expand_optional_values(sys.argv[1:] if argv is None else argv)
+    app(args=args, prog_name="agentv")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,54 @@
+"""``python -m flows.eval ARGS`` ≡ ``agentv eval ARGS``; ``run_eval`` is the programmatic entry.
+
+Validation and preflight happen before Prefect is imported (fast exit 2 on bad input);
+then the local Prefect server is ensured and the ``agentv-eval`` flow runs.
+"""
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from dataclasses import asdict
+from typing import Any, Callable
+
+from tasks.plan import EvalOptions, build_plan
+from tasks.runtime import build_runtimes
+
+
+def quiet_prefect_console(verbose: bool) -> None:
+    """Prefect's own INFO lines stay out of the console (they still reach the API)."""
+    if verbose:
+        return
+    for handler in ("CONSOLE", "CONSOLE_FLOW_RUNS", "CONSOLE_TASK_RUNS"):
+        os.environ.setdefault(f"PREFECT_LOGGING_HANDLERS_{handler}_LEVEL", "WARNING")
+
+
+def run_eval(opts: EvalOptions, *, on_record: Callable[[dict], None] | None = None,
+             on_plan: Callable[[Any], None] | None = None,
+             log: Callable[[str], None] = lambda m: print(m, file=sys.stderr)) -> dict[str, Any]:
+    """Validate, preflight, then run the flow; raises ConfigError before anything runs."""
+    plan = build_plan(opts)
+    for warning in plan.warnings:
+        log(f"warning: {warning}")
+    runtimes = build_runtimes(plan)
+    if on_plan:
+        on_plan(plan)
+    from flows.server import ensure_api
+    quiet_prefect_console(opts.verbose)
+    ensure_api(log)
+    from flows.pipeline import RunState, eval_flow, register_run
+    token = register_run(RunState(plan=plan, runtimes=runtimes, on_record=on_record))
+    return asyncio.run(eval_flow(options=_jsonable(asdict(opts)), token=token))
+
+
+def _jsonable(options: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in options.items() if v not in (None, {}, [], False) or k == "paths"}
+
+
+def main(argv: list[str] | None = None) -> None:
+    from flows.cli import main as cli_main
+    cli_main(["eval", *(sys.argv[1:] if argv is None else argv)])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,180 @@
+"""The eval pipeline as a Prefect flow: plan → preflight → run-cases batches → summarize.
+
+Prefect tasks are coarse (a batch of cases from one file × target; DESIGN.md §8): each
+batch runs its cases concurrently under one shared in-process semaphore (``workers``)
+and publishes a table artifact listing its cases, so every case is findable in the UI.
+Records are written by one writer as each case completes.
+"""
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from prefect import flow, get_run_logger, task
+from prefect.artifacts import acreate_markdown_artifact, acreate_table_artifact
+from prefect.cache_policies import NO_CACHE
+
+from tasks.expand import Job
+from tasks.plan import EvalOptions, Plan, build_plan
+from tasks.run import CaseRunner, RunOptions, TargetRuntime
+from tasks.runtime import build_runtimes, close_runtimes
+from tasks.stats import format_summary, slim, summarize
+from tasks.write import ResultWriter, default_results_path
+
+
+@dataclass
+class RunState:
+    """What a run shares between its tasks (kept in-process, never sent to the API)."""
+
+    plan: Plan | None = None
+    runtimes: dict[str, TargetRuntime] | None = None
+    on_record: Callable[[dict[str, Any]], None] | None = None
+    done_keys: set[str] = field(default_factory=set)
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    errors: list[dict[str, Any]] = field(default_factory=list)
+    writer: ResultWriter | None = None
+    runner: CaseRunner | None = None
+    semaphore: asyncio.Semaphore | None = None
+    batches: list[list[Job]] = field(default_factory=list)
+
+
+RUNS: dict[str, RunState] = {}
+
+
+def register_run(state: RunState) -> str:
+    token = uuid.uuid4().hex
+    RUNS[token] = state
+    return token
+
+
+@task(name="load-and-expand", cache_policy=NO_CACHE)
+def plan_stage(options: dict[str, Any], token: str) -> int:
+    """Load eval files and targets, select targets, expand cases × trials into jobs."""
+    state = RUNS[token]
+    if state.plan is None:
+        state.plan = build_plan(EvalOptions(**options))
+    plan = state.plan
+    get_run_logger().info("%d eval file(s), %d job(s), targets: %s, workers: %d",
+                          len(plan.suites), len(plan.jobs), ", ".join(plan.targets), plan.workers)
+    return len(plan.jobs)
+
+
+@task(name="preflight-targets", cache_policy=NO_CACHE)
+def preflight_stage(token: str) -> list[str]:
+    """Build each selected target's provider and check its configuration once."""
+    state = RUNS[token]
+    if state.runtimes is None:
+        state.runtimes = build_runtimes(state.plan)
+    return sorted(state.runtimes)
+
+
+def batches_of(jobs: list[Job], size: int) -> list[tuple[str, list[Job]]]:
+    """Group jobs by (file, target) in order, then chunk; label each batch for the UI."""
+    groups: dict[tuple[str, str], list[Job]] = {}
+    for job in jobs:
+        groups.setdefault((job.case.file, job.target), []).append(job)
+    out = []
+    for (file, target), group in groups.items():
+        name = file.rsplit("/", 1)[-1]
+        chunks = math.ceil(len(group) / size)
+        for i in range(chunks):
+            out.append((f"{name} × {target} [{i + 1}/{chunks}]", group[i * size:(i + 1) * size]))
+    return out
+
+
+def batch_size(n_jobs: int) -> int:
+    return max(10, min(50, math.ceil(n_jobs / 20)))
+
+
+async def _run_one(state: RunState, job: Job) -> dict[str, Any]:
+    async with state.semaphore:
+        record = await state.runner.run(job)
+    state.writer.write(record)
+    state.rows.append(slim(record))
+    if record.get("error"):
+        state.errors.append({"eval_id": record["eval_id"], "target": record["target"],
+                             "error": record["error"]})
+    if state.on_record:
+        state.on_record(record)
+    return record
+
+
+@task(name="run-cases", cache_policy=NO_CACHE, task_run_name="run-cases: {label}")
+async def run_batch(label: str, token: str, index: int) -> dict[str, Any]:
+    """Run a batch of cases concurrently; publish a table of them as an artifact."""
+    state = RUNS[token]
+    jobs = state.batches[index]
+    records = await asyncio.gather(*(_run_one(state, j) for j in jobs))
+    table = [{"eval_id": r["eval_id"], "target": r["target"], "trial": r.get("trial", 0),
+              "score": r["score"], "attempt": r.get("attempt"),
+              "latency_ms": r.get("latency_ms"), "error": r.get("error") or ""}
+             for r in records]
+    await acreate_table_artifact(table=table, description=f"Cases of batch {label}")
+    errors = sum(1 for r in records if r.get("error"))
+    if errors:
+        get_run_logger().warning("%s: %d of %d case(s) failed", label, errors, len(records))
+    return {"cases": len(records), "errors": errors}
+
+
+@task(name="summarize", cache_policy=NO_CACHE)
+async def summarize_stage(token: str, wall_s: float) -> dict[str, Any]:
+    state = RUNS[token]
+    summary = summarize(state.rows)
+    await acreate_markdown_artifact(markdown="```\n" + format_summary(summary, wall_s) + "\n```",
+                                    description="agentv run summary")
+    return summary
+
+
+def _pending(plan: Plan, state: RunState) -> list[Job]:
+    return [j for j in plan.jobs if j.key not in state.done_keys]
+
+
+@flow(name="agentv-eval", log_prints=False, validate_parameters=False)
+async def eval_flow(options: dict[str, Any], token: str | None = None) -> dict[str, Any]:
+    """Run AgentV eval suites. ``options`` are EvalOptions fields (paths, target, workers…)."""
+    started = time.perf_counter()
+    token = token or register_run(RunState())
+    state = RUNS[token]
+    plan_stage(options, token)
+    preflight_stage(token)
+    plan = state.plan
+    out = plan.options.out or str(default_results_path(plan.options.output_format))
+    if state.writer is None:
+        state.writer = ResultWriter(out, plan.options.output_format)
+    state.runner = CaseRunner(state.runtimes, RunOptions(
+        include_trace=plan.options.include_trace, dump_prompts=plan.options.dump_prompts,
+        dump_traces=plan.options.dump_traces))
+    state.semaphore = asyncio.Semaphore(plan.workers)
+    jobs = _pending(plan, state)
+    size = batch_size(len(jobs))
+    gate = asyncio.Semaphore(math.ceil(2 * plan.workers / size) + 1)
+
+    labelled = batches_of(jobs, size)
+    state.batches = [b for _, b in labelled]
+
+    async def gated(label: str, index: int):
+        async with gate:
+            return await run_batch(label, token, index)
+
+    try:
+        await asyncio.gather(*(gated(label, i) for i, (label, _) in enumerate(labelled)))
+    finally:
+        state.writer.close()
+        await close_runtimes(state.runtimes)
+    wall = time.perf_counter() - started
+    summary = await summarize_stage(token, wall)
+    from prefect.runtime import flow_run
+    return {"summary": summary, "results": str(state.writer.path), "errors": state.errors,
+            "wall_s": wall, "flow_run_id": str(flow_run.id), "flow_run_url": _ui_url()}
+
+
+def _ui_url() -> str | None:
+    from prefect.runtime import flow_run
+    try:
+        return flow_run.ui_url
+    except Exception:  # noqa: BLE001 - a missing UI URL is cosmetic
+        return None

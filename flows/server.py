@@ -1,0 +1,129 @@
+"""The embedded default Prefect server: one long-lived local server that outlives runs.
+
+``PREFECT_API_URL`` set → used as is. Otherwise agentv reuses the local server recorded in
+``$AGENTV_HOME/server.json`` (default ``~/.agentv``) when it answers, or starts one in
+the background (``prefect server start`` on a free loopback port, home under
+``$AGENTV_HOME/prefect``) and waits for it. That server keeps every run visible in the UI
+and avoids the temporary server's 9–23 s start and its lost task runs at exit. If it
+cannot start, agentv falls back to Prefect's temporary server.
+No Prefect import here (the server is a separate process).
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+QUIET_ENV = {
+    "DO_NOT_TRACK": "1",
+    "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+    "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "90",
+    "PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_BATCH_SIZE": "200",
+    "PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_READ_BATCH_SIZE": "200",
+    "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    "LITELLM_TELEMETRY": "False",
+}
+START_TIMEOUT_S = 90.0
+
+
+def agentv_home() -> Path:
+    return Path(os.environ.get("AGENTV_HOME") or Path.home() / ".agentv")
+
+
+def _state_file() -> Path:
+    return agentv_home() / "server.json"
+
+
+def healthy(url: str, timeout: float = 1.0) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url.rstrip('/')}/health", timeout=timeout) as resp:
+            return resp.status == 200
+    except (OSError, ValueError):
+        return False
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def read_state() -> dict | None:
+    try:
+        return json.loads(_state_file().read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def running_url() -> str | None:
+    state = read_state()
+    if state and healthy(state.get("api_url", "")):
+        return state["api_url"]
+    return None
+
+
+def start_server(wait: bool = True) -> str:
+    """Start a detached ``prefect server start`` and record it; returns the API URL."""
+    home = agentv_home()
+    (home / "prefect").mkdir(parents=True, exist_ok=True)
+    port = _free_port()
+    env = {**os.environ, **QUIET_ENV, "PREFECT_HOME": str(home / "prefect")}
+    env.pop("PREFECT_API_URL", None)
+    log = open(home / "server.log", "ab")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1",
+         "--port", str(port)],
+        stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
+        start_new_session=True)
+    url = f"http://127.0.0.1:{port}/api"
+    _state_file().write_text(json.dumps({"pid": proc.pid, "api_url": url, "port": port,
+                                         "ui_url": f"http://127.0.0.1:{port}"}))
+    if wait:
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if healthy(url):
+                return url
+            if proc.poll() is not None:
+                raise RuntimeError(f"prefect server exited with code {proc.returncode} "
+                                   f"(see {home / 'server.log'})")
+            time.sleep(0.25)
+        raise RuntimeError(f"prefect server did not answer within {START_TIMEOUT_S:.0f}s")
+    return url
+
+
+def stop_server() -> bool:
+    state = read_state()
+    if not state:
+        return False
+    try:
+        os.killpg(state["pid"], signal.SIGTERM)
+    except (ProcessLookupError, PermissionError, KeyError):
+        pass
+    _state_file().unlink(missing_ok=True)
+    return True
+
+
+def ensure_api(log=print) -> str | None:
+    """Point this process at a Prefect API; returns the URL (None = temporary server)."""
+    for key, value in QUIET_ENV.items():
+        os.environ.setdefault(key, value)
+    if os.environ.get("PREFECT_API_URL"):
+        return os.environ["PREFECT_API_URL"]
+    url = running_url()
+    if url is None:
+        try:
+            log("agentv: starting the local Prefect server (first run only; it stays up, "
+                "stop it with `agentv server stop`)")
+            url = start_server()
+        except (OSError, RuntimeError) as err:
+            log(f"agentv: could not start a local Prefect server ({err}); "
+                "using Prefect's temporary server")
+            return None
+    os.environ["PREFECT_API_URL"] = url
+    return url

@@ -1,0 +1,151 @@
+"""The provider extension point: Request in, Response out.
+
+A provider is built from a resolved target (``Target``) and does one thing:
+``await provider.invoke(request) -> Response``. Transient failures raise
+``ProviderError(retryable=True, ...)``; the single retry layer lives in
+``providers.retry`` and is applied by the caller, never inside a provider.
+This module must not import Prefect or litellm.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from providers.trace import TraceEvent
+
+
+class ConfigError(Exception):
+    """A configuration or prerequisite error: reported as one line, exit code 2.
+
+    ``where`` is ``file:line`` (or just a file) and ``field`` the offending key.
+    """
+
+    def __init__(self, message: str, where: str | None = None, field: str | None = None):
+        self.message = message
+        self.where = where
+        self.field = field
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        prefix = f"{self.where}: " if self.where else ""
+        fld = f"{self.field}: " if self.field else ""
+        return f"{prefix}{fld}{self.message}"
+
+
+class ProviderError(Exception):
+    """A provider call failed. ``retryable`` marks transient failures (429, 5xx, timeouts,
+    dropped connections); ``retry_after`` is the server's Retry-After in seconds."""
+
+    def __init__(self, message: str, *, retryable: bool = False, status: int | None = None,
+                 retry_after: float | None = None, details: dict[str, Any] | None = None):
+        super().__init__(message)
+        self.retryable = retryable
+        self.status = status
+        self.retry_after = retry_after
+        self.details = details or {}
+
+
+class ProviderTimeout(ProviderError):
+    def __init__(self, message: str, **kw: Any):
+        super().__init__(message, retryable=True, **kw)
+
+
+@dataclass
+class Usage:
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cost_usd: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
+                "cost_usd": self.cost_usd}
+
+
+@dataclass
+class Request:
+    """What a target is asked. ``chat`` is the full chat prompt (system message with the
+    guidelines block, prior turns, final user turn) for LLM providers; agent providers use
+    ``question`` plus ``guideline_paths``/``input_files`` instead of inlined guidelines."""
+
+    eval_id: str
+    question: str
+    chat: list[dict[str, str]] = field(default_factory=list)
+    system_prompt: str | None = None
+    guidelines: str = ""
+    guideline_paths: list[str] = field(default_factory=list)
+    input_files: list[str] = field(default_factory=list)
+    attempt: int = 1
+    trial: int = 0
+    purpose: Literal["target", "judge"] = "target"
+    response_format: str | None = None  # "json" asks LLM providers for a JSON object
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Response:
+    text: str
+    output_messages: list[dict[str, Any]] | None = None
+    trace: list[TraceEvent] | None = None
+    usage: Usage | None = None
+    latency_ms: float | None = None
+    raw: dict[str, Any] | None = None  # never holds secrets
+    cached: bool = False
+
+
+@runtime_checkable
+class Provider(Protocol):
+    name: str  # the target name
+    kind: str  # the provider kind, e.g. "mock", "openai"
+
+    def check(self) -> None:
+        """Raise ConfigError naming everything that is missing (credentials, executables)."""
+
+    async def invoke(self, request: Request) -> Response: ...
+
+
+class BaseProvider:
+    """Convenience base: keeps the target and exposes typed settings access."""
+
+    kind = "base"
+    is_agent = False  # agent providers get file paths instead of inlined guidelines
+    supports_batch = False
+    max_workers: int | None = None  # e.g. vscode caps at 1
+
+    def __init__(self, target: "Target"):
+        self.target = target
+        self.name = target.name
+        self.settings = target.settings
+
+    def check(self) -> None:
+        return None
+
+    async def invoke(self, request: Request) -> Response:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    async def aclose(self) -> None:
+        return None
+
+
+@dataclass
+class Target:
+    """A target from targets.yaml with its settings resolved (env interpolated).
+
+    ``settings`` holds every key except the structural ones; ``secrets`` lists resolved
+    values that must never be written anywhere (the writer redacts them)."""
+
+    name: str
+    provider: str
+    settings: dict[str, Any] = field(default_factory=dict)
+    judge_target: str | None = None
+    workers: int | None = None
+    provider_batching: bool = False
+    where: str = ""  # file:line of the target entry
+    base_dir: str = "."  # directory of the targets file (for relative paths)
+    secrets: list[str] = field(default_factory=list)
+
+    def setting(self, *names: str, default: Any = None) -> Any:
+        """First present setting among snake_case/camelCase aliases."""
+        for n in names:
+            if n in self.settings and self.settings[n] is not None:
+                return self.settings[n]
+        return default

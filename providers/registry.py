@@ -1,0 +1,43 @@
+"""Provider kinds → implementing class, imported lazily (litellm only when used)."""
+from __future__ import annotations
+
+import importlib
+
+from providers.base import BaseProvider, ConfigError, Target
+
+# kind -> "module:Class". Aliases point at the same class.
+PROVIDERS: dict[str, str] = {
+    "mock": "providers.mock:MockProvider",
+    "azure": "providers.llm:AzureProvider",
+    "azure-openai": "providers.llm:AzureProvider",
+    "anthropic": "providers.llm:AnthropicProvider",
+    "gemini": "providers.llm:GeminiProvider",
+    "google": "providers.llm:GeminiProvider",
+    "openai": "providers.llm:OpenAIProvider",
+    "litellm": "providers.llm:LiteLLMProvider",
+    "cli": "providers.cli:CliProvider",
+    "codex": "providers.codex:CodexProvider",
+    "vscode": "providers.vscode:VSCodeProvider",
+    "vscode-insiders": "providers.vscode:VSCodeProvider",
+}
+
+
+def known_kinds() -> list[str]:
+    return sorted(PROVIDERS)
+
+
+def provider_class(kind: str, where: str = "") -> type[BaseProvider]:
+    spec = PROVIDERS.get(kind)
+    if spec is None:
+        raise ConfigError(f"unknown provider '{kind}' (known: {', '.join(known_kinds())})",
+                          where, "provider")
+    module_name, _, cls_name = spec.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+        return getattr(module, cls_name)
+    except (ImportError, AttributeError):
+        raise ConfigError(f"provider '{kind}' is not available yet", where, "provider") from None
+
+
+def build_provider(target: Target) -> BaseProvider:
+    return provider_class(target.provider, target.where)(target)

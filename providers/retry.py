@@ -1,0 +1,125 @@
+"""The one retry layer: exponential backoff with jitter, honouring Retry-After.
+
+Built from a target's settings (snake_case or camelCase). Only ``ProviderError``s
+marked retryable whose status is in ``retry_status_codes`` (or that have no status:
+timeouts, dropped connections) are retried; 401/403 and other 4xx never are.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable, TypeVar
+
+from providers.base import ConfigError, ProviderError
+
+log = logging.getLogger("agentv.retry")
+T = TypeVar("T")
+
+DEFAULT_STATUS_CODES = (429, 500, 502, 503, 504)
+_KEYS = {
+    "max_retries": ("max_retries", "maxRetries"),
+    "initial_delay_ms": ("retry_initial_delay_ms", "retryInitialDelayMs"),
+    "max_delay_ms": ("retry_max_delay_ms", "retryMaxDelayMs"),
+    "backoff_factor": ("retry_backoff_factor", "retryBackoffFactor"),
+    "status_codes": ("retry_status_codes", "retryStatusCodes"),
+}
+
+
+@dataclass
+class RetryPolicy:
+    max_retries: int = 3
+    initial_delay_ms: float = 1000
+    max_delay_ms: float = 60000
+    backoff_factor: float = 2
+    status_codes: tuple[int, ...] = DEFAULT_STATUS_CODES
+    timeouts_only: bool = False  # agent targets retry only timeouts
+    sleep: Callable[[float], Awaitable[Any]] = field(default=asyncio.sleep, repr=False)
+
+    @classmethod
+    def from_settings(cls, settings: dict[str, Any], where: str = "",
+                      default_max_retries: int = 3, timeouts_only: bool = False) -> "RetryPolicy":
+        got = {k: next((settings[a] for a in aliases if settings.get(a) is not None), None)
+               for k, aliases in _KEYS.items()}
+        policy = cls(max_retries=default_max_retries, timeouts_only=timeouts_only)
+        for key in ("max_retries", "initial_delay_ms", "max_delay_ms", "backoff_factor"):
+            value = got[key]
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+                raise ConfigError(f"must be a non-negative number, got {value!r}", where,
+                                  _KEYS[key][0])
+            setattr(policy, key, int(value) if key == "max_retries" else float(value))
+        if got["status_codes"] is not None:
+            codes = got["status_codes"]
+            if not isinstance(codes, list) or not all(
+                    isinstance(c, int) and not isinstance(c, bool) and 100 <= c <= 599
+                    for c in codes):
+                raise ConfigError(f"must be a list of HTTP status codes, got {codes!r}", where,
+                                  "retry_status_codes")
+            policy.status_codes = tuple(codes)
+        return policy
+
+    def should_retry(self, err: BaseException) -> bool:
+        if not isinstance(err, ProviderError) or not err.retryable:
+            return False
+        if self.timeouts_only:
+            from providers.base import ProviderTimeout
+            return isinstance(err, ProviderTimeout)
+        return err.status is None or err.status in self.status_codes
+
+    def delay_s(self, retry_index: int, err: ProviderError | None = None) -> float:
+        """Delay before retry number ``retry_index`` (0-based), jittered to 75–125%."""
+        base = self.initial_delay_ms * (self.backoff_factor ** retry_index)
+        delay = min(base, self.max_delay_ms) * random.uniform(0.75, 1.25)
+        if err is not None and err.retry_after is not None:
+            # never sooner than the server asked, never longer than the cap
+            delay = max(delay, min(err.retry_after * 1000.0, self.max_delay_ms))
+        return min(delay, self.max_delay_ms) / 1000.0
+
+
+async def call_with_retries(fn: Callable[[int], Awaitable[T]], policy: RetryPolicy,
+                            label: str = "") -> tuple[T, int]:
+    """Run ``fn(attempt)`` until it succeeds or retries run out; returns (value, attempts).
+
+    The final error is re-raised with ``.attempts`` set so the record can count tries."""
+    attempt = 1
+    while True:
+        try:
+            return await fn(attempt), attempt
+        except Exception as err:  # noqa: BLE001 - classified below
+            if attempt > policy.max_retries or not policy.should_retry(err):
+                err.attempts = attempt  # type: ignore[attr-defined]
+                raise
+            delay = policy.delay_s(attempt - 1, err if isinstance(err, ProviderError) else None)
+            status = getattr(err, "status", None)
+            log.info("retry %s attempt %d failed (status=%s: %s); retrying in %.2fs",
+                     label, attempt, status, err, delay)
+            await policy.sleep(delay)
+            attempt += 1
+
+
+class RetryingProvider:
+    """Wraps a provider so every ``invoke`` goes through the one retry layer.
+
+    ``last_attempts`` is not kept here (concurrent calls); use ``invoke_counted``."""
+
+    def __init__(self, provider, policy: RetryPolicy):
+        self.provider = provider
+        self.policy = policy
+        self.name = provider.name
+        self.kind = getattr(provider, "kind", "")
+
+    def check(self) -> None:
+        self.provider.check()
+
+    async def invoke_counted(self, request):
+        async def once(attempt: int):
+            request.attempt = attempt
+            return await self.provider.invoke(request)
+        return await call_with_retries(once, self.policy, f"{self.name}:{request.eval_id}")
+
+    async def invoke(self, request):
+        response, _ = await self.invoke_counted(request)
+        return response

@@ -1,0 +1,246 @@
+"""Eval files (agentv-eval-v2 YAML, JSONL datasets + sidecar) → ``EvalSuite`` of ``EvalCase``s.
+
+Unknown keys produce warnings naming file:line; wrong types, missing required keys,
+duplicate ids and missing referenced files are ``ConfigError``s naming file:line and field.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from evaluators.base import Evaluator
+from evaluators.registry import build_evaluators
+from providers.base import ConfigError
+from tasks.messages import Message, guideline_patterns, parse_messages
+from tasks.yamlsrc import LineDict, LineList, load_yaml_file
+
+EVAL_SCHEMA = "agentv-eval-v2"
+FILE_KEYS = {"$schema", "description", "dataset", "target", "execution", "evalcases", "trials",
+             "metadata", "evaluator", "evaluators"}
+CASE_KEYS = {"id", "expected_outcome", "outcome", "input_messages", "input", "expected_messages",
+             "expected_output", "conversation_id", "execution", "evaluators", "rubrics",
+             "description", "metadata", "trials", "note"}
+EXECUTION_KEYS = {"target", "evaluators", "trials"}
+
+
+@dataclass
+class EvalCase:
+    id: str
+    file: str
+    line: int
+    dataset: str
+    expected_outcome: str = ""
+    input_messages: list[Message] = field(default_factory=list)
+    expected_messages: list[Message] = field(default_factory=list)
+    conversation_id: str | None = None
+    target: str | None = None  # case-level execution.target
+    evaluators: list[Evaluator] = field(default_factory=list)
+    rubrics: list[Any] = field(default_factory=list)
+    trials: int | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def base_dir(self) -> str:
+        return str(Path(self.file).parent)
+
+    @property
+    def where(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+@dataclass
+class EvalSuite:
+    path: str
+    description: str = ""
+    dataset: str = ""
+    target: str | None = None
+    trials: int | None = None
+    cases: list[EvalCase] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    has_schema: bool = True
+
+
+def _warn_unknown(obj: dict, allowed: set[str], path: str, what: str, warn) -> None:
+    for key in obj:
+        if key not in allowed:
+            line = obj.line_of(key) if isinstance(obj, LineDict) else 0
+            warn(f"{path}:{line}: unknown key '{key}' in {what} (ignored)")
+
+
+def _str_field(obj: dict, key: str, path: str, default: str = "") -> str:
+    value = obj.get(key, default)
+    if value is None:
+        return default
+    if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+        line = obj.line_of(key) if isinstance(obj, LineDict) else 0
+        raise ConfigError(f"must be a string, got {type(value).__name__}", f"{path}:{line}", key)
+    return str(value)
+
+
+def _trials(obj: dict, path: str) -> int | None:
+    value = obj.get("trials")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        line = obj.line_of("trials") if isinstance(obj, LineDict) else 0
+        raise ConfigError(f"must be a whole number >= 1, got {value!r}", f"{path}:{line}",
+                          "trials")
+    return value
+
+
+def _execution(obj: dict, path: str, warn) -> dict:
+    execution = obj.get("execution") or {}
+    if not isinstance(execution, dict):
+        line = obj.line_of("execution") if isinstance(obj, LineDict) else 0
+        raise ConfigError("must be a mapping", f"{path}:{line}", "execution")
+    _warn_unknown(execution, EXECUTION_KEYS, path, "execution", warn)
+    return execution
+
+
+def _evaluator_list(obj: dict, key: str, path: str, base_dir: str, warn) -> list[Evaluator]:
+    raw = obj.get(key)
+    if raw is None:
+        return []
+    if isinstance(raw, str):
+        raw = [{"type": raw}]
+    line = obj.line_of(key) if isinstance(obj, LineDict) else 0
+    if isinstance(raw, dict):
+        raw = [raw]
+    if not isinstance(raw, list):
+        raise ConfigError("must be a list of evaluators", f"{path}:{line}", key)
+    line_of = (lambda i: f"{path}:{raw.line_of(i)}") if isinstance(raw, LineList) else None
+    return build_evaluators(raw, base_dir=base_dir, where=f"{path}:{line}", warn=warn,
+                            line_of=line_of)
+
+
+def default_evaluators(base_dir: str) -> list[Evaluator]:
+    """With no evaluators configured, a case is scored by llm_judge with the default prompt."""
+    from evaluators.llm_judge import LlmJudge
+    return [LlmJudge(name="llm_judge", type="llm_judge", base_dir=base_dir)]
+
+
+def parse_case(raw: Any, path: str, line: int, suite: EvalSuite, defaults: list[Evaluator],
+               warn: Callable[[str], None]) -> EvalCase:
+    if not isinstance(raw, dict):
+        raise ConfigError("an eval case must be a mapping", f"{path}:{line}")
+    _warn_unknown(raw, CASE_KEYS, path, "eval case", warn)
+    case_id = raw.get("id")
+    if not isinstance(case_id, (str, int)) or isinstance(case_id, bool) or str(case_id) == "":
+        raise ConfigError("required field missing or not a string", f"{path}:{line}", "id")
+    base = Path(path).parent
+    patterns = guideline_patterns(str(base))
+    line_of = raw.line_of if isinstance(raw, LineDict) else (lambda _k: line)
+    inputs_key = "input_messages" if "input_messages" in raw else "input"
+    expected_key = "expected_messages" if "expected_messages" in raw else "expected_output"
+    inputs = parse_messages(raw.get(inputs_key), base, path, line_of(inputs_key), inputs_key,
+                            patterns)
+    if not inputs:
+        raise ConfigError("required field missing", f"{path}:{line}", "input_messages")
+    execution = _execution(raw, path, warn)
+    evaluators = (_evaluator_list(execution, "evaluators", path, str(base), warn)
+                  or _evaluator_list(raw, "evaluators", path, str(base), warn) or defaults)
+    rubrics = raw.get("rubrics") or []
+    if not isinstance(rubrics, list):
+        raise ConfigError("must be a list", f"{path}:{line_of('rubrics')}", "rubrics")
+    target = execution.get("target")
+    return EvalCase(
+        id=str(case_id), file=path, line=line, dataset=suite.dataset,
+        expected_outcome=_str_field(raw, "expected_outcome" if "expected_outcome" in raw
+                                    else "outcome", path),
+        input_messages=inputs,
+        expected_messages=parse_messages(raw.get(expected_key), base, path,
+                                         line_of(expected_key), expected_key, patterns),
+        conversation_id=_str_field(raw, "conversation_id", path) or None,
+        target=str(target) if target else None, evaluators=evaluators, rubrics=list(rubrics),
+        trials=_trials(raw, path) or _trials(execution, path),
+        metadata=raw.get("metadata") if isinstance(raw.get("metadata"), dict) else {},
+    )
+
+
+def load_suite(path: str | Path, warn: Callable[[str], None] | None = None) -> EvalSuite:
+    p = Path(path)
+    warnings: list[str] = []
+    emit = warn or warnings.append
+    if p.suffix == ".jsonl":
+        data, lines = _load_jsonl(p)
+    else:
+        data = load_yaml_file(p)
+        lines = None
+    spath = str(p)
+    if not isinstance(data, dict):
+        raise ConfigError("an eval file must be a mapping with 'evalcases'", spath)
+    suite = EvalSuite(path=spath, has_schema=data.get("$schema") == EVAL_SCHEMA,
+                      warnings=warnings)
+    if "$schema" in data and data["$schema"] != EVAL_SCHEMA:
+        raise ConfigError(f"unexpected $schema {data['$schema']!r} for an eval file "
+                          f"(expected {EVAL_SCHEMA})", f"{spath}:{data.line_of('$schema')}",
+                          "$schema")
+    _warn_unknown(data, FILE_KEYS, spath, "eval file", emit)
+    suite.description = _str_field(data, "description", spath)
+    suite.dataset = _str_field(data, "dataset", spath) or p.stem.removesuffix(".test")
+    execution = _execution(data, spath, emit)
+    target = execution.get("target") or data.get("target")
+    suite.target = str(target) if target else None
+    suite.trials = _trials(data, spath) or _trials(execution, spath)
+    defaults = (_evaluator_list(execution, "evaluators", spath, str(p.parent), emit)
+                or _evaluator_list(data, "evaluators", spath, str(p.parent), emit)
+                or _evaluator_list(data, "evaluator", spath, str(p.parent), emit)
+                or default_evaluators(str(p.parent)))
+    raw_cases = data.get("evalcases")
+    if not isinstance(raw_cases, list):
+        line = data.line_of("evalcases") if "evalcases" in data else data.line
+        raise ConfigError("must be a list of eval cases" if "evalcases" in data
+                          else "required field missing", f"{spath}:{line}", "evalcases")
+    seen: dict[str, int] = {}
+    for i, raw in enumerate(raw_cases):
+        line = lines[i] if lines else raw_cases.line_of(i)
+        case = parse_case(raw, spath, line, suite, defaults, emit)
+        if case.id in seen:
+            raise ConfigError(f"duplicate eval case id '{case.id}' (first at line {seen[case.id]})",
+                              f"{spath}:{line}", "id")
+        seen[case.id] = line
+        suite.cases.append(case)
+    return suite
+
+
+def _load_jsonl(p: Path) -> tuple[LineDict, list[int]]:
+    """A JSONL dataset plus its optional ``<name>.yaml`` sidecar, as one eval-file mapping."""
+    sidecar = next((s for s in (p.with_suffix(".yaml"), p.with_suffix(".yml")) if s.is_file()),
+                   None)
+    data = load_yaml_file(sidecar) if sidecar else LineDict()
+    if not isinstance(data, dict):
+        raise ConfigError("a JSONL sidecar must be a mapping", str(sidecar))
+    if not isinstance(data, LineDict):
+        data = LineDict(data)
+    cases, lines = LineList(), []
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as err:
+        raise ConfigError(f"cannot read file: {err}", str(p)) from None
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise ConfigError(f"invalid JSON: {err.msg}", f"{p}:{n}") from None
+        cases.append(_at_line(obj, n))
+        lines.append(n)
+    data["evalcases"] = cases
+    data.setdefault("$schema", EVAL_SCHEMA)
+    return data, lines
+
+
+def _at_line(obj: Any, n: int) -> Any:
+    """JSON values as LineDict/LineList whose every position is JSONL line ``n``."""
+    if isinstance(obj, dict):
+        out = LineDict({k: _at_line(v, n) for k, v in obj.items()})
+        out.line, out.key_lines = n, {k: n for k in obj}
+        return out
+    if isinstance(obj, list):
+        seq = LineList(_at_line(v, n) for v in obj)
+        seq.line, seq.item_lines = n, [n] * len(obj)
+        return seq
+    return obj

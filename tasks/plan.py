@@ -1,0 +1,154 @@
+"""Load → resolve targets → expand: turn CLI options into a validated plan of jobs.
+
+Everything here runs before Prefect is imported, so configuration errors exit 2 in
+well under a second with nothing run.
+"""
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from providers.base import ConfigError, Target
+from tasks.discover import expand_eval_paths, load_env_files
+from tasks.expand import Job
+from tasks.files import EvalSuite, load_suite
+from tasks.redact import register
+from tasks.targets import TargetsFile, discover_targets, load_targets, select_target_name
+
+MAX_WORKERS = 50
+
+
+@dataclass
+class EvalOptions:
+    paths: list[str]
+    targets: str | None = None
+    target: str | None = None
+    workers: int | None = None
+    out: str | None = None
+    output_format: str = "jsonl"
+    dry_run: bool = False
+    dry_run_delay: float | None = None
+    dry_run_delay_min: float | None = None
+    dry_run_delay_max: float | None = None
+    eval_id: str | None = None
+    verbose: bool = False
+    dump_prompts: str | None = None
+    dump_traces: str | None = None
+    include_trace: bool = False
+    cache: bool = False
+    trials: int | None = None
+    max_retries: int | None = None
+    resume: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Plan:
+    options: EvalOptions
+    suites: list[EvalSuite]
+    targets: dict[str, Target]  # every target used, including judges
+    judges: dict[str, str | None]  # target name -> judge target name
+    jobs: list[Job]
+    workers: int
+    targets_path: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+def parse_workers(value: Any) -> int:
+    try:
+        n = int(str(value))
+    except ValueError:
+        raise ConfigError(f"must be a whole number from 1 to {MAX_WORKERS}, got {value!r}",
+                          None, "--workers") from None
+    if not 1 <= n <= MAX_WORKERS:
+        raise ConfigError(f"must be from 1 to {MAX_WORKERS}, got {n}", None, "--workers")
+    return n
+
+
+def _mock_target(name: str, opts: EvalOptions, base: Target | None) -> Target:
+    settings: dict[str, Any] = {}
+    if opts.dry_run_delay is not None:
+        settings["delayMs"] = opts.dry_run_delay
+    elif opts.dry_run_delay_min is not None or opts.dry_run_delay_max is not None:
+        lo = opts.dry_run_delay_min or 0.0
+        settings.update(delayMinMs=lo, delayMaxMs=opts.dry_run_delay_max or lo)
+    return Target(name=name, provider="mock", settings=settings,
+                  judge_target=base.judge_target if base else None,
+                  workers=base.workers if base else None,
+                  where=base.where if base else "--dry-run")
+
+
+def _load_targets_file(opts: EvalOptions, files: list[Path], warnings: list[str]):
+    path = discover_targets(opts.targets, files)
+    if path is None:
+        return None
+    tf = load_targets(path, warnings.append)
+    if not tf.has_schema:
+        warnings.append(f"{path}:1: no $schema (add the line '$schema: agentv-targets-v2')")
+    return tf
+
+
+def _resolve(name: str, tf: TargetsFile | None, opts: EvalOptions, where: str) -> Target:
+    if tf is None:
+        if opts.dry_run:
+            return _mock_target(name, opts, None)
+        raise ConfigError("no targets.yaml found (looked beside the eval file, upward to the "
+                          "repo root, and in the current directory; or pass --targets)", where,
+                          "target")
+    if name not in tf.entries:
+        raise ConfigError(f"unknown target '{name}' (known: {', '.join(tf.names()) or 'none'})",
+                          where, "target")
+    if opts.dry_run:
+        entry = tf.entries[name]
+        return _mock_target(name, opts, Target(name=name, provider="mock",
+                                               judge_target=entry.get("judge_target"),
+                                               workers=entry.get("workers"),
+                                               where=tf.where(name)))
+    target = tf.resolve(name)
+    register(target.secrets)
+    return target
+
+
+def _select_cases(suites: list[EvalSuite], opts: EvalOptions):
+    for suite in suites:
+        for case in suite.cases:
+            if opts.eval_id and not fnmatch.fnmatchcase(case.id, opts.eval_id):
+                continue
+            yield suite, case
+
+
+def build_plan(opts: EvalOptions) -> Plan:
+    if opts.workers is not None:
+        opts.workers = parse_workers(opts.workers)
+    if opts.trials is not None and (not isinstance(opts.trials, int) or opts.trials < 1):
+        raise ConfigError(f"must be a whole number >= 1, got {opts.trials!r}", None, "--trials")
+    files = expand_eval_paths(opts.paths)
+    load_env_files(files)
+    warnings: list[str] = []
+    suites = [load_suite(f, warnings.append) for f in files]
+    for s in suites:
+        if not s.has_schema:
+            warnings.append(f"{s.path}:1: no $schema (add the line '$schema: agentv-eval-v2')")
+    tf = _load_targets_file(opts, files, warnings)
+    targets: dict[str, Target] = {}
+    judges: dict[str, str | None] = {}
+    jobs: list[Job] = []
+    for suite, case in _select_cases(suites, opts):
+        name = select_target_name(opts.target, case.target, suite.target)
+        if name not in targets:
+            where = "--target" if opts.target and opts.target != "default" else case.where
+            targets[name] = _resolve(name, tf, opts, where)
+            judge = targets[name].judge_target
+            judges[name] = judge
+            if judge and judge not in targets:
+                targets[judge] = _resolve(judge, tf, opts, targets[name].where)
+        trials = opts.trials or case.trials or suite.trials or 1
+        jobs.extend(Job(case, name, t) for t in range(trials))
+    if opts.eval_id and not jobs:
+        raise ConfigError(f"no eval case matches --eval-id {opts.eval_id!r}", None, "--eval-id")
+    first = targets[jobs[0].target] if jobs else None
+    workers = opts.workers or (first.workers if first and first.workers else 1)
+    return Plan(opts, suites, targets, judges, jobs, workers,
+                str(tf.path) if tf else None, warnings + [w for s in suites for w in s.warnings])

@@ -1,0 +1,185 @@
+"""One job: invoke the target (through the retry layer) → run evaluators → build the record.
+
+No Prefect here: the flow's batch tasks call ``CaseRunner.run`` for each job under a shared
+semaphore. A failure of the target becomes the case's error record; an evaluator's failure
+stays inside that evaluator's result.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from evaluators.base import EvalContext, EvaluatorResult, run_evaluator, weighted_score
+from providers.base import Response
+from providers.retry import RetryingProvider
+from providers.trace import summarize
+from tasks.redact import redact
+from tasks.expand import (Job, build_request, prompt_dump, provider_request_record,
+                          reference_answer, transcript, user_segments)
+
+log = logging.getLogger("agentv.run")
+
+
+@dataclass
+class TargetRuntime:
+    """A selected target ready to call: the provider wrapped in its retry policy."""
+
+    name: str
+    provider: RetryingProvider
+    is_agent: bool = False
+    judge: RetryingProvider | None = None
+
+
+@dataclass
+class RunOptions:
+    include_trace: bool = False
+    dump_prompts: str | None = None
+    dump_traces: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class CaseRunner:
+    def __init__(self, targets: dict[str, TargetRuntime], options: RunOptions):
+        self.targets = targets
+        self.options = options
+
+    async def run(self, job: Job) -> dict[str, Any]:
+        runtime = self.targets[job.target]
+        request = build_request(job.case, is_agent=runtime.is_agent, trial=job.trial)
+        if self.options.dump_prompts:
+            _dump_json(Path(self.options.dump_prompts), f"{_safe(job.case.id)}"
+                       f"{_trial_suffix(job)}.json", prompt_dump(request))
+        started = time.perf_counter()
+        try:
+            response, attempts = await runtime.provider.invoke_counted(request)
+        except asyncio.CancelledError:
+            raise
+        except Exception as err:  # noqa: BLE001 - tier 2: recorded, the run goes on
+            attempts = getattr(err, "attempts", 1)
+            self._dump_trace(job, attempts, None)
+            return self._error_record(job, runtime, request, err, attempts, started)
+        self._dump_trace(job, attempts, response)
+        results = await self._evaluate(job, runtime, request, response, attempts)
+        return self._record(job, runtime, request, response, results, attempts, started)
+
+    async def _evaluate(self, job: Job, runtime: TargetRuntime, request, response: Response,
+                        attempts: int) -> list[EvaluatorResult]:
+        case = job.case
+        ctx = EvalContext(
+            eval_id=case.id, question=request.question, candidate_answer=response.text,
+            expected_outcome=case.expected_outcome, reference_answer=reference_answer(case),
+            input_messages=[m.to_dict() for m in case.input_messages],
+            expected_messages=[m.to_dict() for m in case.expected_messages],
+            output_messages=response.output_messages, guideline_paths=request.guideline_paths,
+            input_files=request.input_files, system_message=request.system_prompt or "",
+            trace=response.trace, usage=response.usage, latency_ms=response.latency_ms,
+            rubrics=case.rubrics, base_dir=case.base_dir, target=runtime.name,
+            judge=runtime.judge, judge_name=runtime.judge.name if runtime.judge else None,
+            attempt=attempts, trial=job.trial,
+            metadata={"transcript": transcript(case.input_messages),
+                      "trace_summary": summarize(response.trace),
+                      "user_segments": user_segments(case), "case_metadata": case.metadata},
+        )
+        return list(await asyncio.gather(*(run_evaluator(e, ctx) for e in case.evaluators)))
+
+    def _base_record(self, job: Job, runtime: TargetRuntime, request) -> dict[str, Any]:
+        case = job.case
+        req_key = "agent_provider_request" if runtime.is_agent else "lm_provider_request"
+        record: dict[str, Any] = {"timestamp": now_iso(), "eval_id": case.id,
+                                  "dataset": case.dataset}
+        if case.conversation_id:
+            record["conversation_id"] = case.conversation_id
+        record.update({"target": runtime.name, "trial": job.trial, "case_key": job.key,
+                       req_key: provider_request_record(request, runtime.is_agent)})
+        return record
+
+    def _record(self, job, runtime, request, response: Response, results, attempts, started):
+        record = self._base_record(job, runtime, request)
+        judge_req = next((r.evaluator_provider_request for r in results
+                          if r.evaluator_provider_request), None)
+        record.update({
+            "score": round(weighted_score(results), 6),
+            "hits": [h for r in results for h in r.hits],
+            "misses": [m for r in results for m in r.misses],
+            "candidate_answer": response.text,
+            "reasoning": _reasoning(results),
+            "evaluator_provider_request": judge_req,
+            "evaluator_results": [r.to_record() for r in results],
+            "error": None, "attempt": attempts,
+            "latency_ms": round(response.latency_ms if response.latency_ms is not None
+                                else (time.perf_counter() - started) * 1000, 3),
+            "usage": _usage(response),
+        })
+        if response.cached:
+            record["cached"] = True
+        summary = summarize(response.trace)
+        if summary is not None:
+            record["trace_summary"] = summary
+        if self.options.include_trace:
+            record["trace"] = [e.to_dict() for e in response.trace] if response.trace else None
+            record["output_messages"] = response.output_messages
+        return record
+
+    def _error_record(self, job, runtime, request, err: BaseException, attempts, started):
+        record = self._base_record(job, runtime, request)
+        message = f"{type(err).__name__}: {err}" if str(err) else type(err).__name__
+        details = getattr(err, "details", None) or {}
+        record.update({"score": 0.0, "hits": [], "misses": [], "candidate_answer": "",
+                       "reasoning": "", "evaluator_provider_request": None,
+                       "evaluator_results": [], "error": message, "attempt": attempts,
+                       "latency_ms": round((time.perf_counter() - started) * 1000, 3),
+                       "usage": None})
+        if details:
+            record["error_details"] = details
+        log.info("case %s failed after %d attempt(s): %s", job.case.id, attempts, message)
+        return record
+
+    def _dump_trace(self, job: Job, attempts: int, response: Response | None) -> None:
+        if not self.options.dump_traces:
+            return
+        trace = response.trace if response else None
+        _dump_json(Path(self.options.dump_traces),
+                   f"{_safe(job.case.id)}{_trial_suffix(job)}_attempt-{attempts}.json",
+                   {"eval_id": job.case.id, "attempt": attempts, "target": job.target,
+                    "trace": [e.to_dict() for e in trace] if trace is not None else None,
+                    "trace_summary": summarize(trace)})
+
+
+def _reasoning(results: list[EvaluatorResult]) -> str:
+    parts = [(r.name, r.reasoning) for r in results if r.reasoning]
+    if len(parts) == 1:
+        return parts[0][1]
+    return " | ".join(f"{n}: {text}" for n, text in parts)
+
+
+def _usage(response: Response) -> dict[str, Any] | None:
+    if response.usage is None:
+        return None
+    usage = response.usage.to_dict()
+    if response.cached:
+        usage["cost_usd"] = 0.0
+    return usage
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+
+
+def _trial_suffix(job: Job) -> str:
+    return f"_trial-{job.trial}" if job.trial else ""
+
+
+def _dump_json(directory: Path, name: str, data: dict[str, Any]) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(data, indent=2, ensure_ascii=False, default=str)
+    (directory / name).write_text(redact(text), encoding="utf-8")

@@ -1,0 +1,56 @@
+"""Selected targets → ready-to-call runtimes: provider built, preflight-checked, retry-wrapped.
+
+Preflight runs once per target before the first case: a missing credential or executable
+is a configuration error (exit 2), never 200 failed records.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from providers.base import BaseProvider, ConfigError, Target
+from providers.registry import build_provider
+from providers.retry import RetryingProvider, RetryPolicy
+from tasks.plan import Plan
+from tasks.run import TargetRuntime
+
+
+def _policy(target: Target, provider: BaseProvider, max_retries: int | None) -> RetryPolicy:
+    agent = getattr(provider, "is_agent", False)
+    settings: dict[str, Any] = dict(target.settings)
+    if max_retries is not None:
+        settings["max_retries"] = max_retries
+    return RetryPolicy.from_settings(settings, target.where, default_max_retries=2 if agent else 3,
+                                     timeouts_only=agent)
+
+
+def _wrap(provider: BaseProvider, plan: Plan) -> BaseProvider:
+    if not plan.options.cache:
+        return provider
+    from providers.cache import CachingProvider, ResponseCache  # lazy: only with --cache
+    return CachingProvider(provider, ResponseCache(".agentv/cache"))
+
+
+def build_runtimes(plan: Plan) -> dict[str, TargetRuntime]:
+    built: dict[str, tuple[BaseProvider, RetryingProvider]] = {}
+    for name, target in plan.targets.items():
+        provider = build_provider(target)
+        provider.check()
+        policy = _policy(target, provider, plan.options.max_retries)
+        built[name] = (provider, RetryingProvider(_wrap(provider, plan), policy))
+    runtimes: dict[str, TargetRuntime] = {}
+    for name in {job.target for job in plan.jobs}:
+        provider, wrapped = built[name]
+        judge_name = plan.judges.get(name)
+        if judge_name and judge_name not in built:
+            raise ConfigError(f"judge_target '{judge_name}' is not a known target",
+                              plan.targets[name].where, "judge_target")
+        judge = built[judge_name][1] if judge_name else (None if provider.is_agent else wrapped)
+        runtimes[name] = TargetRuntime(name, wrapped, bool(provider.is_agent), judge)
+    return runtimes
+
+
+async def close_runtimes(runtimes: dict[str, TargetRuntime]) -> None:
+    for rt in runtimes.values():
+        close = getattr(rt.provider.provider, "aclose", None)
+        if close:
+            await close()
