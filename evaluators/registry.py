@@ -18,6 +18,38 @@ EVALUATORS: dict[str, str] = {
     "llm_judge": "evaluators.llm_judge:LlmJudge",
     "code_judge": "evaluators.code:CodeJudge",
     "code": "evaluators.code:CodeJudge",
+    # AgentV catalogue
+    "rubric": "evaluators.rubric:RubricEvaluator",
+    "composite": "evaluators.composite:Composite",
+    "tool_trajectory": "evaluators.trajectory:ToolTrajectory",
+    "field_accuracy": "evaluators.fields:FieldAccuracy",
+    "latency": "evaluators.budgets:Latency",
+    "cost": "evaluators.budgets:Cost",
+    "token_usage": "evaluators.budgets:TokenUsage",
+    "execution_metrics": "evaluators.budgets:ExecutionMetrics",
+    # bbeval heuristics
+    "keywords": "evaluators.heuristics:Keywords",
+    "error_detection": "evaluators.heuristics:ErrorDetection",
+    "heuristic": "evaluators.heuristics:AspectCoverage",
+    # deterministic checks and combinators
+    "exact_match": "evaluators.checks:ExactMatch",
+    "contains": "evaluators.checks:Contains",
+    "regex": "evaluators.checks:Regex",
+    "is_json": "evaluators.checks:IsJson",
+    "json_subset": "evaluators.checks:JsonSubset",
+    "within_tolerance": "evaluators.checks:WithinTolerance",
+    "all_of": "evaluators.combinators:AllOf",
+    "any_of": "evaluators.combinators:AnyOf",
+    # trace / session checks
+    "tool_called": "evaluators.trace_checks:ToolCalled",
+    "tool_not_called": "evaluators.trace_checks:ToolNotCalled",
+    "tool_call_count": "evaluators.trace_checks:ToolCallCount",
+    "all_tools_succeeded": "evaluators.trace_checks:AllToolsSucceeded",
+    "token_usage_under": "evaluators.trace_checks:TokenUsageUnder",
+    "trace_contains": "evaluators.trace_checks:TraceContains",
+    # judges and user code
+    "categorical_judge": "evaluators.categorical:CategoricalJudge",
+    "python": "evaluators.python_eval:PythonEvaluator",
 }
 
 
@@ -31,7 +63,11 @@ def evaluator_class(kind: str, where: str = "") -> type[Evaluator]:
         raise ConfigError(f"unknown evaluator type '{kind}' (known: {', '.join(known_types())})",
                           where, "type")
     module_name, _, cls_name = spec.partition(":")
-    return getattr(importlib.import_module(module_name), cls_name)
+    try:
+        return getattr(importlib.import_module(module_name), cls_name)
+    except (ImportError, AttributeError) as err:
+        raise ConfigError(f"evaluator type '{kind}' is not available ({err})", where,
+                          "type") from None
 
 
 def build_evaluator(config: dict[str, Any], *, base_dir: str = ".", where: str = "",
@@ -43,11 +79,13 @@ def build_evaluator(config: dict[str, Any], *, base_dir: str = ".", where: str =
         raise ConfigError("evaluator needs a 'type'", where, "type")
     cls = evaluator_class(str(kind), where)
     try:
-        evaluator = cls.model_validate({**config, "base_dir": base_dir})
+        evaluator = cls.model_validate({**config, "base_dir": base_dir},
+                                       context={"where": where, "warn": warn})
     except ValidationError as err:
         first = err.errors()[0]
         field = ".".join(str(p) for p in first.get("loc", ())) or None
-        raise ConfigError(f"{first.get('msg')} (evaluator '{config.get('name') or kind}')",
+        message = str(first.get("msg", "")).removeprefix("Value error, ")
+        raise ConfigError(f"{message} (evaluator '{config.get('name') or kind}')",
                           where, field) from None
     extras = sorted((evaluator.model_extra or {}).keys())
     if extras and warn:

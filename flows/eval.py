@@ -27,9 +27,7 @@ def run_eval(opts: EvalOptions, *, on_record: Callable[[dict], None] | None = No
              on_plan: Callable[[Any], None] | None = None,
              log: Callable[[str], None] = lambda m: print(m, file=sys.stderr)) -> dict[str, Any]:
     """Validate, preflight, then run the flow; raises ConfigError before anything runs."""
-    plan = build_plan(opts)
-    for warning in plan.warnings:
-        log(f"warning: {warning}")
+    plan = build_plan(opts, warn=lambda w: log(f"warning: {w}"))
     runtimes = build_runtimes(plan)
     if on_plan:
         on_plan(plan)

@@ -2,7 +2,9 @@
 
 Settings: ``response`` (text; default echoes the eval id), ``delayMs`` / ``delay_ms``,
 ``delayMinMs``/``delayMaxMs`` (uniform), ``trace`` (list of trace events),
-``output_messages``, ``usage``. As a judge (``request.purpose == "judge"``) it answers
+``output_messages``, ``usage``. For testing failure paths: ``error`` (every call fails
+with that message, not retryable), ``fail_attempts: N`` (the first N attempts of each case
+fail with a retryable 503, then it answers). As a judge (``request.purpose == "judge"``) it answers
 with a JSON verdict (``judge_response`` setting, else a deterministic pseudo-score
 derived from the prompt) so dry runs exercise the whole judge path offline.
 """
@@ -14,7 +16,7 @@ import json
 import random
 import time
 
-from providers.base import BaseProvider, ConfigError, Request, Response, Usage
+from providers.base import BaseProvider, ConfigError, ProviderError, Request, Response, Usage
 from providers.trace import events_from_dicts
 
 
@@ -40,6 +42,7 @@ class MockProvider(BaseProvider):
         delay = lo if hi == lo else random.uniform(lo, hi)
         if delay > 0:
             await asyncio.sleep(delay / 1000.0)
+        self._maybe_fail(request)
         text = self._judge_text(request) if request.purpose == "judge" else self._answer(request)
         trace = self.target.setting("trace")
         usage = self.target.setting("usage")
@@ -50,6 +53,15 @@ class MockProvider(BaseProvider):
             usage=Usage(**usage) if isinstance(usage, dict) else None,
             latency_ms=(time.perf_counter() - start) * 1000.0,
         )
+
+    def _maybe_fail(self, request: Request) -> None:
+        if request.purpose == "judge":
+            return
+        error = self.target.setting("error")
+        if error:
+            raise ProviderError(str(error), retryable=False, status=400)
+        if request.attempt <= int(self.target.setting("fail_attempts", default=0)):
+            raise ProviderError("mock transient failure", retryable=True, status=503)
 
     def _answer(self, request: Request) -> str:
         response = self.target.setting("response")

@@ -67,7 +67,7 @@ def expand_eval_paths(args: list[str]) -> list[Path]:
             if m.is_dir():
                 found.update(p.resolve() for p in m.rglob("*")
                              if p.suffix in EVAL_SUFFIXES and p.is_file() and _looks_like_eval(p))
-            elif m.is_file():
+            elif m.is_file() and (not glob.has_magic(arg) or _looks_like_eval(m)):
                 found.add(m.resolve())
     if not found:
         raise ConfigError("no eval files found", " ".join(args))

@@ -8,13 +8,14 @@ from __future__ import annotations
 import fnmatch
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from providers.base import ConfigError, Target
 from tasks.discover import expand_eval_paths, load_env_files
 from tasks.expand import Job
 from tasks.files import EvalSuite, load_suite
 from tasks.redact import register
+from tasks.write import check_format
 from tasks.targets import TargetsFile, discover_targets, load_targets, select_target_name
 
 MAX_WORKERS = 50
@@ -80,13 +81,13 @@ def _mock_target(name: str, opts: EvalOptions, base: Target | None) -> Target:
                   where=base.where if base else "--dry-run")
 
 
-def _load_targets_file(opts: EvalOptions, files: list[Path], warnings: list[str]):
+def _load_targets_file(opts: EvalOptions, files: list[Path], warn: Callable[[str], None]):
     path = discover_targets(opts.targets, files)
     if path is None:
         return None
-    tf = load_targets(path, warnings.append)
+    tf = load_targets(path, warn)
     if not tf.has_schema:
-        warnings.append(f"{path}:1: no $schema (add the line '$schema: agentv-targets-v2')")
+        warn(f"{path}:1: no $schema (add the line '$schema: agentv-targets-v2')")
     return tf
 
 
@@ -119,7 +120,9 @@ def _select_cases(suites: list[EvalSuite], opts: EvalOptions):
             yield suite, case
 
 
-def build_plan(opts: EvalOptions) -> Plan:
+def build_plan(opts: EvalOptions, warn: Callable[[str], None] | None = None) -> Plan:
+    """Raises ConfigError on the first problem; warnings go to ``warn`` as they are found."""
+    check_format(opts.output_format)
     if opts.workers is not None:
         opts.workers = parse_workers(opts.workers)
     if opts.trials is not None and (not isinstance(opts.trials, int) or opts.trials < 1):
@@ -127,11 +130,16 @@ def build_plan(opts: EvalOptions) -> Plan:
     files = expand_eval_paths(opts.paths)
     load_env_files(files)
     warnings: list[str] = []
-    suites = [load_suite(f, warnings.append) for f in files]
+
+    def emit(message: str) -> None:
+        warnings.append(message)
+        if warn:
+            warn(message)
+    suites = [load_suite(f, emit) for f in files]
     for s in suites:
         if not s.has_schema:
-            warnings.append(f"{s.path}:1: no $schema (add the line '$schema: agentv-eval-v2')")
-    tf = _load_targets_file(opts, files, warnings)
+            emit(f"{s.path}:1: no $schema (add the line '$schema: agentv-eval-v2')")
+    tf = _load_targets_file(opts, files, emit)
     targets: dict[str, Target] = {}
     judges: dict[str, str | None] = {}
     jobs: list[Job] = []
@@ -151,4 +159,4 @@ def build_plan(opts: EvalOptions) -> Plan:
     first = targets[jobs[0].target] if jobs else None
     workers = opts.workers or (first.workers if first and first.workers else 1)
     return Plan(opts, suites, targets, judges, jobs, workers,
-                str(tf.path) if tf else None, warnings + [w for s in suites for w in s.warnings])
+                str(tf.path) if tf else None, warnings)

@@ -1,0 +1,47 @@
+"""Shared fixtures: one real Prefect server per test session, and helpers to run the CLI.
+
+The server is started the way agentv starts its embedded default (flows.server), under a
+temporary AGENTV_HOME, and every test (and every subprocess) talks to it through
+PREFECT_API_URL. It is stopped when the session ends.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "data" / "examples" / "simple"
+SHARED = ROOT.parent / "shared"
+
+
+@pytest.fixture(scope="session")
+def prefect_api(tmp_path_factory) -> str:
+    home = tmp_path_factory.mktemp("agentv-home")
+    os.environ["AGENTV_HOME"] = str(home)
+    os.environ.pop("PREFECT_API_URL", None)
+    from flows import server
+    url = server.start_server()
+    os.environ["PREFECT_API_URL"] = url
+    for key, value in server.QUIET_ENV.items():
+        os.environ.setdefault(key, value)
+    yield url
+    server.stop_server()
+
+
+def run_cli(*args: str, cwd: Path | str | None = None, env: dict | None = None,
+            timeout: float = 120, module: str = "flows.cli") -> subprocess.CompletedProcess:
+    """Run ``python -m flows.cli ARGS`` (the agentv command) as a real subprocess."""
+    full_env = {**os.environ, **(env or {})}
+    full_env["PYTHONPATH"] = str(ROOT) + os.pathsep + full_env.get("PYTHONPATH", "")
+    return subprocess.run([sys.executable, "-m", module, *args], cwd=cwd or ROOT,
+                          env=full_env, capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture
+def cli(prefect_api):
+    """Run the agentv CLI against the session's Prefect server."""
+    return run_cli
