@@ -57,4 +57,8 @@ def run_from_cli(opts: EvalOptions) -> int:
     finally:
         bar.stop()
     print_outcome(result, time.perf_counter() - started)
+    if result.get("interrupted"):
+        print(f"  interrupted: {result.get('not_run', 0)} case(s) not run; continue with "
+              f"--resume {result['results']}")
+        return 130
     return 0

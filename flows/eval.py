@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import sys
+import time
+from contextlib import contextmanager
 from dataclasses import asdict
 from typing import Any, Callable
 
@@ -27,6 +30,7 @@ def run_eval(opts: EvalOptions, *, on_record: Callable[[dict], None] | None = No
              on_plan: Callable[[Any], None] | None = None,
              log: Callable[[str], None] = lambda m: print(m, file=sys.stderr)) -> dict[str, Any]:
     """Validate, preflight, then run the flow; raises ConfigError before anything runs."""
+    finished = _resume(opts, log)
     plan = build_plan(opts, warn=lambda w: log(f"warning: {w}"))
     runtimes = build_runtimes(plan)
     if on_plan:
@@ -35,8 +39,50 @@ def run_eval(opts: EvalOptions, *, on_record: Callable[[dict], None] | None = No
     quiet_prefect_console(opts.verbose)
     ensure_api(log)
     from flows.pipeline import RunState, eval_flow, register_run
-    token = register_run(RunState(plan=plan, runtimes=runtimes, on_record=on_record))
-    return asyncio.run(eval_flow(options=_jsonable(asdict(opts)), token=token))
+    from tasks.stats import slim
+    state = RunState(plan=plan, runtimes=runtimes, on_record=on_record,
+                     append=finished is not None)
+    if finished is not None:
+        state.done_keys = finished.keys
+        state.rows = [slim(r) for r in finished.records]
+        state.errors = [{k: r.get(k) for k in ("eval_id", "target", "error")}
+                        for r in finished.records if r.get("error")]
+    token = register_run(state)
+    with interrupt_handler(state, log):
+        return asyncio.run(eval_flow(options=_jsonable(asdict(opts)), token=token))
+
+
+def _resume(opts: EvalOptions, log):
+    if not opts.resume:
+        return None
+    from tasks.resume import load_finished, resolve_resume_path
+    path = resolve_resume_path(opts.resume, opts.output_format)
+    opts.out = str(path)
+    finished = load_finished(path, opts.output_format)
+    log(f"agentv: resuming {path}: {len(finished.keys)} case(s) already recorded"
+        + (f", cut a torn last line ({finished.repaired_bytes} bytes)"
+           if finished.repaired_bytes else ""))
+    return finished
+
+
+@contextmanager
+def interrupt_handler(state, log):
+    """First Ctrl-C: stop scheduling, let in-flight cases finish (or cancel them after a
+    grace period), flush and summarize. A second Ctrl-C aborts at once."""
+    def on_sigint(signum, frame):
+        if state.stop_requested is not None:
+            raise KeyboardInterrupt
+        state.stop_requested = time.monotonic()
+        log("\nagentv: interrupted - finishing in-flight cases (Ctrl-C again to abort)")
+    try:
+        previous = signal.signal(signal.SIGINT, on_sigint)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _jsonable(options: dict[str, Any]) -> dict[str, Any]:

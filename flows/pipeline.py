@@ -19,7 +19,7 @@ from prefect.artifacts import acreate_markdown_artifact, acreate_table_artifact
 from prefect.cache_policies import NO_CACHE
 
 from tasks.expand import Job
-from tasks.plan import EvalOptions, Plan, build_plan
+from tasks.plan import EvalOptions, Plan, build_plan, file_worker_caps
 from tasks.run import CaseRunner, RunOptions, TargetRuntime
 from tasks.runtime import build_runtimes, close_runtimes
 from tasks.stats import format_summary, slim, summarize
@@ -39,7 +39,12 @@ class RunState:
     writer: ResultWriter | None = None
     runner: CaseRunner | None = None
     semaphore: asyncio.Semaphore | None = None
+    file_caps: dict[str, asyncio.Semaphore] = field(default_factory=dict)
     batches: list[list[Job]] = field(default_factory=list)
+    append: bool = False  # --resume: append to the existing results file
+    stop_requested: float | None = None  # monotonic time of the first Ctrl-C
+    in_flight: set[asyncio.Task] = field(default_factory=set)
+    skipped: int = 0
 
 
 RUNS: dict[str, RunState] = {}
@@ -90,9 +95,25 @@ def batch_size(n_jobs: int) -> int:
     return max(10, min(50, math.ceil(n_jobs / 20)))
 
 
-async def _run_one(state: RunState, job: Job) -> dict[str, Any]:
-    async with state.semaphore:
-        record = await state.runner.run(job)
+async def _run_one(state: RunState, job: Job) -> dict[str, Any] | None:
+    async with state.file_caps[job.case.file], state.semaphore:
+        if state.stop_requested is not None:
+            state.skipped += 1
+            return None  # interrupted: schedule nothing new
+        task = asyncio.current_task()
+        state.in_flight.add(task)
+        try:
+            record = await state.runner.run(job)
+        except asyncio.CancelledError:
+            state.skipped += 1
+            return None  # cancelled after the grace period: not recorded, resumable
+        finally:
+            state.in_flight.discard(task)
+    record_finished(state, record)
+    return record
+
+
+def record_finished(state: RunState, record: dict[str, Any]) -> None:
     state.writer.write(record)
     state.rows.append(slim(record))
     if record.get("error"):
@@ -100,7 +121,6 @@ async def _run_one(state: RunState, job: Job) -> dict[str, Any]:
                              "error": record["error"]})
     if state.on_record:
         state.on_record(record)
-    return record
 
 
 @task(name="run-cases", cache_policy=NO_CACHE, task_run_name="run-cases: {label}")
@@ -108,7 +128,7 @@ async def run_batch(label: str, token: str, index: int) -> dict[str, Any]:
     """Run a batch of cases concurrently; publish a table of them as an artifact."""
     state = RUNS[token]
     jobs = state.batches[index]
-    records = await asyncio.gather(*(_run_one(state, j) for j in jobs))
+    records = [r for r in await asyncio.gather(*(_run_one(state, j) for j in jobs)) if r]
     table = [{"eval_id": r["eval_id"], "target": r["target"], "trial": r.get("trial", 0),
               "score": r["score"], "attempt": r.get("attempt"),
               "latency_ms": r.get("latency_ms"), "error": r.get("error") or ""}
@@ -133,6 +153,57 @@ def _pending(plan: Plan, state: RunState) -> list[Job]:
     return [j for j in plan.jobs if j.key not in state.done_keys]
 
 
+INTERRUPT_GRACE_S = 3.0
+
+
+def _prepare(state: RunState) -> list[Job]:
+    """Open the writer, build the runner and the semaphores; return the jobs still to run."""
+    plan = state.plan
+    out = plan.options.out or str(default_results_path(plan.options.output_format))
+    if state.writer is None:
+        state.writer = ResultWriter(out, plan.options.output_format, append=state.append)
+    state.runner = CaseRunner(state.runtimes, RunOptions(
+        include_trace=plan.options.include_trace, dump_prompts=plan.options.dump_prompts,
+        dump_traces=plan.options.dump_traces))
+    state.semaphore = asyncio.Semaphore(plan.workers)
+    jobs = _pending(plan, state)
+    caps = file_worker_caps([s.path for s in plan.suites], plan.workers)
+    state.file_caps = {f: asyncio.Semaphore(n) for f, n in caps.items()}
+    return jobs
+
+
+async def _interrupt_watchdog(state: RunState) -> None:
+    """After Ctrl-C: in-flight cases get a grace period, then they are cancelled."""
+    while state.stop_requested is None:
+        await asyncio.sleep(0.1)
+    while time.monotonic() - state.stop_requested < INTERRUPT_GRACE_S and state.in_flight:
+        await asyncio.sleep(0.05)
+    for task in list(state.in_flight):
+        task.cancel()
+
+
+async def _run_all(state: RunState, token: str, jobs: list[Job]) -> None:
+    size = batch_size(len(jobs))
+    gate = asyncio.Semaphore(math.ceil(2 * state.plan.workers / size) + 1)
+    labelled = batches_of(jobs, size)
+    state.batches = [b for _, b in labelled]
+
+    async def gated(label: str, index: int):
+        async with gate:
+            if state.stop_requested is not None:
+                state.skipped += len(state.batches[index])
+                return None
+            return await run_batch(label, token, index)
+
+    watchdog = asyncio.ensure_future(_interrupt_watchdog(state))
+    try:
+        await asyncio.gather(*(gated(label, i) for i, (label, _) in enumerate(labelled)))
+    finally:
+        watchdog.cancel()
+        state.writer.close()
+        await close_runtimes(state.runtimes)
+
+
 @flow(name="agentv-eval", log_prints=False, validate_parameters=False)
 async def eval_flow(options: dict[str, Any], token: str | None = None) -> dict[str, Any]:
     """Run AgentV eval suites. ``options`` are EvalOptions fields (paths, target, workers…)."""
@@ -141,35 +212,13 @@ async def eval_flow(options: dict[str, Any], token: str | None = None) -> dict[s
     state = RUNS[token]
     plan_stage(options, token)
     preflight_stage(token)
-    plan = state.plan
-    out = plan.options.out or str(default_results_path(plan.options.output_format))
-    if state.writer is None:
-        state.writer = ResultWriter(out, plan.options.output_format)
-    state.runner = CaseRunner(state.runtimes, RunOptions(
-        include_trace=plan.options.include_trace, dump_prompts=plan.options.dump_prompts,
-        dump_traces=plan.options.dump_traces))
-    state.semaphore = asyncio.Semaphore(plan.workers)
-    jobs = _pending(plan, state)
-    size = batch_size(len(jobs))
-    gate = asyncio.Semaphore(math.ceil(2 * plan.workers / size) + 1)
-
-    labelled = batches_of(jobs, size)
-    state.batches = [b for _, b in labelled]
-
-    async def gated(label: str, index: int):
-        async with gate:
-            return await run_batch(label, token, index)
-
-    try:
-        await asyncio.gather(*(gated(label, i) for i, (label, _) in enumerate(labelled)))
-    finally:
-        state.writer.close()
-        await close_runtimes(state.runtimes)
+    await _run_all(state, token, _prepare(state))
     wall = time.perf_counter() - started
     summary = await summarize_stage(token, wall)
     from prefect.runtime import flow_run
     return {"summary": summary, "results": str(state.writer.path), "errors": state.errors,
-            "wall_s": wall, "flow_run_id": str(flow_run.id), "flow_run_url": _ui_url()}
+            "wall_s": wall, "flow_run_id": str(flow_run.id), "flow_run_url": _ui_url(),
+            "interrupted": state.stop_requested is not None, "not_run": state.skipped}
 
 
 def _ui_url() -> str | None:

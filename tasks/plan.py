@@ -15,6 +15,7 @@ from tasks.discover import expand_eval_paths, load_env_files
 from tasks.expand import Job
 from tasks.files import EvalSuite, load_suite
 from tasks.redact import register
+from tasks.scale import check_task_runner, parse_shard, select_shard
 from tasks.write import check_format
 from tasks.targets import TargetsFile, discover_targets, load_targets, select_target_name
 
@@ -42,6 +43,10 @@ class EvalOptions:
     trials: int | None = None
     max_retries: int | None = None
     resume: str | None = None
+    junit: str | None = None  # also write JUnit XML here
+    task_runner: str | None = None  # default | dask (tasks/scale.py)
+    dask_address: str | None = None
+    shard: str | None = None  # I/N: run only this shard of the jobs
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -66,6 +71,14 @@ def parse_workers(value: Any) -> int:
     if not 1 <= n <= MAX_WORKERS:
         raise ConfigError(f"must be from 1 to {MAX_WORKERS}, got {n}", None, "--workers")
     return n
+
+
+def file_worker_caps(files: list[str], workers: int) -> dict[str, int]:
+    """Several eval files share the workers: each gets at least one, the rest evenly."""
+    if not files:
+        return {}
+    base, extra = divmod(workers, len(files))
+    return {f: max(1, base + (1 if i < extra else 0)) for i, f in enumerate(files)}
 
 
 def _mock_target(name: str, opts: EvalOptions, base: Target | None) -> Target:
@@ -127,6 +140,8 @@ def build_plan(opts: EvalOptions, warn: Callable[[str], None] | None = None) -> 
         opts.workers = parse_workers(opts.workers)
     if opts.trials is not None and (not isinstance(opts.trials, int) or opts.trials < 1):
         raise ConfigError(f"must be a whole number >= 1, got {opts.trials!r}", None, "--trials")
+    opts.task_runner = check_task_runner(opts.task_runner, opts.dask_address)
+    shard = parse_shard(opts.shard)
     files = expand_eval_paths(opts.paths)
     load_env_files(files)
     warnings: list[str] = []
@@ -154,6 +169,7 @@ def build_plan(opts: EvalOptions, warn: Callable[[str], None] | None = None) -> 
                 targets[judge] = _resolve(judge, tf, opts, targets[name].where)
         trials = opts.trials or case.trials or suite.trials or 1
         jobs.extend(Job(case, name, t) for t in range(trials))
+    jobs = select_shard(jobs, shard)
     if opts.eval_id and not jobs:
         raise ConfigError(f"no eval case matches --eval-id {opts.eval_id!r}", None, "--eval-id")
     first = targets[jobs[0].target] if jobs else None
