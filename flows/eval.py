@@ -6,6 +6,8 @@ then the local Prefect server is ensured and the ``agentv-eval`` flow runs.
 from __future__ import annotations
 
 import asyncio
+import importlib
+import threading
 import os
 import signal
 import sys
@@ -30,13 +32,15 @@ def run_eval(opts: EvalOptions, *, on_record: Callable[[dict], None] | None = No
              on_plan: Callable[[Any], None] | None = None,
              log: Callable[[str], None] = lambda m: print(m, file=sys.stderr)) -> dict[str, Any]:
     """Validate, preflight, then run the flow; raises ConfigError before anything runs."""
+    from flows.server import ensure_api, running_api
+    quiet_prefect_console(opts.verbose)
+    if running_api():  # a server answers: import Prefect while the files are validated
+        preload("flows.pipeline", "pandas", "pyarrow.parquet")
     finished = _resume(opts, log)
     plan = build_plan(opts, warn=lambda w: log(f"warning: {w}"))
     runtimes = build_runtimes(plan)
     if on_plan:
         on_plan(plan)
-    from flows.server import ensure_api
-    quiet_prefect_console(opts.verbose)
     ensure_api(log)
     from flows.pipeline import RunState, eval_flow, register_run
     from tasks.stats import slim
@@ -48,8 +52,24 @@ def run_eval(opts: EvalOptions, *, on_record: Callable[[dict], None] | None = No
         state.errors = [{k: r.get(k) for k in ("eval_id", "target", "error")}
                         for r in finished.records if r.get("error")]
     token = register_run(state)
+    from tasks.scale import make_task_runner
+    runner = make_task_runner(plan.options.task_runner, plan.options.dask_address)
+    flow = eval_flow.with_options(task_runner=runner) if runner else eval_flow
     with interrupt_handler(state, log):
-        return asyncio.run(eval_flow(options=_jsonable(asdict(opts)), token=token))
+        return asyncio.run(flow(options=_jsonable(asdict(opts)), token=token))
+
+
+def preload(*modules: str) -> threading.Thread:
+    """Import heavy modules in the background (the caller's later import just waits)."""
+    def work() -> None:
+        for name in modules:
+            try:
+                importlib.import_module(name)
+            except Exception:  # noqa: BLE001 - the real import will report it
+                return
+    thread = threading.Thread(target=work, name="agentv-preload", daemon=True)
+    thread.start()
+    return thread
 
 
 def _resume(opts: EvalOptions, log):

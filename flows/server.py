@@ -109,6 +109,17 @@ def stop_server() -> bool:
     return True
 
 
+def running_api() -> str | None:
+    """If a Prefect API is configured or the local server answers, point this process at
+    it (before Prefect is imported) and return its URL; else None. Starts nothing."""
+    for key, value in QUIET_ENV.items():
+        os.environ.setdefault(key, value)
+    url = os.environ.get("PREFECT_API_URL") or running_url()
+    if url:
+        os.environ["PREFECT_API_URL"] = url
+    return url
+
+
 def ensure_api(log=print) -> str | None:
     """Point this process at a Prefect API; returns the URL (None = temporary server)."""
     for key, value in QUIET_ENV.items():

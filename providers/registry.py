@@ -13,7 +13,7 @@ PROVIDERS: dict[str, str] = {
     "anthropic": "providers.llm:AnthropicProvider",
     "gemini": "providers.llm:GeminiProvider",
     "google": "providers.llm:GeminiProvider",
-    "openai": "providers.llm:OpenAIProvider",
+    "openai": "providers.openai_http:OpenAIHTTPProvider",
     "litellm": "providers.llm:LiteLLMProvider",
     "cli": "providers.cli:CliProvider",
     "codex": "providers.codex:CodexProvider",

@@ -5,13 +5,17 @@ is a configuration error (exit 2), never 200 failed records.
 """
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from providers.base import BaseProvider, ConfigError, Target
 from providers.registry import build_provider
 from providers.retry import RetryingProvider, RetryPolicy
 from tasks.plan import Plan
+from tasks.redact import register
 from tasks.run import TargetRuntime
+
+log = logging.getLogger("agentv.run")
 
 
 def _policy(target: Target, provider: BaseProvider, max_retries: int | None) -> RetryPolicy:
@@ -35,6 +39,7 @@ def build_runtimes(plan: Plan) -> dict[str, TargetRuntime]:
     for name, target in plan.targets.items():
         provider = build_provider(target)
         provider.check()
+        register(target.secrets)  # keys found by check() (env defaults) are redacted too
         policy = _policy(target, provider, plan.options.max_retries)
         built[name] = (provider, RetryingProvider(_wrap(provider, plan), policy))
     runtimes: dict[str, TargetRuntime] = {}
@@ -45,8 +50,22 @@ def build_runtimes(plan: Plan) -> dict[str, TargetRuntime]:
             raise ConfigError(f"judge_target '{judge_name}' is not a known target",
                               plan.targets[name].where, "judge_target")
         judge = built[judge_name][1] if judge_name else (None if provider.is_agent else wrapped)
-        runtimes[name] = TargetRuntime(name, wrapped, bool(provider.is_agent), judge)
+        runtimes[name] = TargetRuntime(name, wrapped, bool(provider.is_agent), judge,
+                                       _batching(plan.targets[name], provider))
     return runtimes
+
+
+def _batching(target: Target, provider: BaseProvider) -> BaseProvider | None:
+    """provider_batching: the provider itself when it can answer many cases in one call."""
+    if not target.provider_batching:
+        return None
+    if provider.supports_batch and callable(getattr(provider, "invoke_batch", None)):
+        log.info("target %s: provider_batching on; each batch of cases goes out in one call",
+                 target.name)
+        return provider
+    log.info("target %s: provider '%s' does not support provider_batching; cases are "
+             "dispatched one by one", target.name, target.provider)
+    return None
 
 
 async def close_runtimes(runtimes: dict[str, TargetRuntime]) -> None:

@@ -31,7 +31,10 @@ class LineList(list):
         return lines[index] if index < len(lines) else self.line
 
 
-class _Loader(yaml.SafeLoader):
+_Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when available
+
+
+class _Loader(_Base):
     pass
 
 
@@ -43,8 +46,9 @@ def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> LineDict:
     for key_node, value_node in node.value:
         key = loader.construct_object(key_node, deep=True)
         if not isinstance(key, (str, int, float, bool)) and key is not None:
+            name = getattr(loader, "agentv_name", node.start_mark.name)
             raise ConfigError("mapping keys must be scalars",
-                              f"{node.start_mark.name}:{key_node.start_mark.line + 1}")
+                              f"{name}:{key_node.start_mark.line + 1}")
         key = str(key) if not isinstance(key, str) else key
         result[key] = loader.construct_object(value_node, deep=True)
         result.key_lines[key] = key_node.start_mark.line + 1
@@ -84,7 +88,7 @@ def parse_yaml(text: str, name: str) -> Any:
 def _make_loader(name: str):
     def factory(stream: str) -> _Loader:
         loader = _Loader(stream)
-        loader.name = name
+        loader.agentv_name = name
         return loader
     return factory
 

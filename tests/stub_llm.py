@@ -23,6 +23,7 @@ Faults (keyword arguments of ``start_stub`` or ``stub.configure``):
                "drop" (close the connection without a reply)
   fail_429     fraction of requests answered 429 with ``Retry-After: retry_after``
   fail_500     fraction of requests answered 500 (seeded RNG, reproducible)
+  fail_drop    fraction of connections closed without a reply
   latency_ms   delay before every answer
 A request is "the same" as an earlier one when its body bytes are equal; such a
 request arriving sooner than the Retry-After of the 429 it got is a violation.
@@ -32,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import logging
 import random
 import re
 import threading
@@ -44,7 +46,8 @@ from aiohttp import web
 ADD_RE = re.compile(r"(-?\d+)\s*\+\s*(-?\d+)")
 JUDGE_VERDICT = {"score": 1.0, "hits": ["stub judge: answer received"], "misses": [],
                  "reasoning": "Stub judge verdict."}
-DEFAULTS: dict[str, Any] = {"script": [], "fail_429": 0.0, "fail_500": 0.0, "retry_after": 1.0,
+DEFAULTS: dict[str, Any] = {"script": [], "fail_429": 0.0, "fail_500": 0.0, "fail_drop": 0.0,
+                            "retry_after": 1.0,
                             "latency_ms": 0.0, "slow_s": 5.0, "reply": None,
                             "judge_reply": None, "seed": 0}
 
@@ -90,7 +93,10 @@ class StubLLM:
                 self._rng = random.Random(faults["seed"])
 
     def reset(self) -> None:
+        """Forget recorded requests and restore the default faults."""
         with self._lock:
+            self.faults = dict(DEFAULTS, script=[])
+            self._rng = random.Random(self.faults["seed"])
             self.requests.clear()
             self.violations.clear()
             self._not_before.clear()
@@ -117,6 +123,8 @@ class StubLLM:
             return 429
         if roll < self.faults["fail_429"] + self.faults["fail_500"]:
             return 500
+        if roll < self.faults["fail_429"] + self.faults["fail_500"] + self.faults["fail_drop"]:
+            return "drop"
         return 200
 
     def _check_retry_after(self, key: str, now: float) -> None:
@@ -173,7 +181,8 @@ class StubLLM:
             headers["Retry-After"] = f"{retry_after:g}"
             with self._lock:
                 self._not_before[key] = time.monotonic() + retry_after
-        return web.json_response(error_body(rec.wire, status), status=status, headers=headers)
+        return web.json_response(error_body(rec.wire, status, presented_key(rec.headers)),
+                                 status=status, headers=headers)
 
 
 # ---------------------------------------------------------------------- wire formats
@@ -257,8 +266,15 @@ def reply_body(rec: Recorded, faults: dict[str, Any]) -> dict[str, Any]:
                       "total_tokens": n_in + n_out}}
 
 
-def error_body(wire: str, status: int) -> dict[str, Any]:
-    message = {401: "invalid api key", 403: "forbidden", 429: "rate limited",
+def presented_key(headers: dict[str, str]) -> str:
+    bearer = headers.get("authorization", "").removeprefix("Bearer ")
+    return (headers.get("api-key") or headers.get("x-api-key")
+            or headers.get("x-goog-api-key") or bearer)
+
+
+def error_body(wire: str, status: int, key: str = "") -> dict[str, Any]:
+    """Like real APIs, a 401 names the key it got (tests check agentv hides it)."""
+    message = {401: f"invalid api key: {key}", 403: "forbidden", 429: "rate limited",
                400: "bad request"}.get(status, "server error")
     if wire == "anthropic":
         return {"type": "error", "error": {"type": "stub_error", "message": message}}
@@ -270,6 +286,7 @@ def error_body(wire: str, status: int) -> dict[str, Any]:
 # ---------------------------------------------------------------------- lifecycle
 def start_stub(**faults: Any) -> tuple[str, StubLLM]:
     """Start a stub on 127.0.0.1 (random port) in a background thread."""
+    logging.getLogger("aiohttp.server").setLevel(logging.CRITICAL)  # "drop" is on purpose
     stub = StubLLM()
     stub.configure(**faults)
     started = threading.Event()

@@ -1,0 +1,158 @@
+"""agentv throughput benchmark: the real `python -m flows.eval` against a loopback stub.
+
+    .venv/bin/python tests/benchmarks/bench_throughput.py --n 500 --workers 32 --latency-ms 50
+    .venv/bin/python tests/benchmarks/bench_throughput.py --mock --n 20000 --workers 50
+    .venv/bin/python tests/benchmarks/bench_throughput.py --startup
+
+Generates N addition cases with a deterministic `contains` check, runs them through the
+CLI on an `openai` target pointed at the stub (or the mock target with --mock) and prints
+wall time, cases/s, wall/ideal (ideal = N × latency / W), steady-state span/ideal (first
+request to last answer at the stub), CPU seconds of the agentv process tree and of the
+Prefect server, peak RSS, and passed N/N. `--startup` times `--help`, `validate` and the
+time to the first result of a one-case dry run. Not part of the unit suite.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PY = sys.executable
+
+
+def make_suite(d: Path, n: int, base_url: str | None, latency_ms: float) -> Path:
+    rng = random.Random(7)
+    rows = ["$schema: agentv-eval-v2", "target: bench", "evalcases:"]
+    for i in range(n):
+        a, b = rng.randint(100, 9999), rng.randint(100, 9999)
+        rows += [f"  - id: case-{i:05d}", f'    input: "Case {i}: What is {a} + {b}?"',
+                 "    evaluators:", f'      - {{name: has-answer, type: contains, value: "{a + b}"}}']
+    (d / "EVAL.yaml").write_text("\n".join(rows) + "\n")
+    if base_url:
+        target = (f"    provider: openai\n    model: stub-model\n    base_url: {base_url}\n"
+                  "    api_key: sk-bench-not-a-real-key\n")
+    else:
+        target = f"    provider: mock\n    delayMs: {latency_ms}\n    response: ok\n"
+    (d / "targets.yaml").write_text("$schema: agentv-targets-v2\ntargets:\n  - name: bench\n"
+                                    + target)
+    return d / "EVAL.yaml"
+
+
+def server_cpu_s() -> float:
+    """CPU seconds used so far by the background Prefect server (0 if unknown)."""
+    from flows.server import read_state
+    state = read_state() or {}
+    try:
+        fields = Path(f"/proc/{state['pid']}/stat").read_text().rsplit(")", 1)[1].split()
+        ticks = sum(int(x) for x in fields[11:15])
+        return ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, KeyError, IndexError, ValueError):
+        return 0.0
+
+
+def run_agentv(d: Path, eval_file: Path, workers: int) -> dict:
+    out = d / "results.jsonl"
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    srv0 = server_cpu_s()
+    t0 = time.perf_counter()
+    proc = subprocess.run([PY, "-m", "flows.eval", str(eval_file), "--targets",
+                           str(d / "targets.yaml"), "--workers", str(workers), "--out", str(out)],
+                          cwd=ROOT, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        raise SystemExit(f"agentv failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
+    lines = [json.loads(l) for l in out.read_text().splitlines() if l.strip()]
+    return {"wall": wall, "cpu": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
+            "server_cpu": server_cpu_s() - srv0, "rss_mb": after.ru_maxrss / 1024,
+            "records": len(lines), "passed": sum(1 for r in lines if r["score"] >= 0.8)}
+
+
+def start_stub(latency_ms: float, stub_args: list[str]) -> tuple[subprocess.Popen, str]:
+    stub = subprocess.Popen([PY, str(Path(__file__).with_name("stub_process.py")),
+                             "--latency-ms", str(latency_ms), *stub_args],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    line = stub.stdout.readline().split()
+    return stub, line[1]
+
+
+def bench(args) -> None:
+    from flows.server import ensure_api
+    ensure_api(lambda m: print(m, file=sys.stderr))
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp)
+        stub, base_url = (None, None) if args.mock else start_stub(args.latency_ms, args.stub_args)
+        eval_file = make_suite(d, args.n, base_url, args.latency_ms)
+        res = run_agentv(d, eval_file, args.workers)
+        stats = {}
+        if stub:
+            stub.stdin.close()
+            stats = json.loads(stub.stdout.readline())
+            stub.wait()
+    ideal = args.n * args.latency_ms / 1000.0 / args.workers
+    span = stats.get("last", 0) - stats.get("first", 0) if stats else None
+    print(f"N={args.n} W={args.workers} latency={args.latency_ms}ms "
+          f"target={'mock' if args.mock else 'openai (litellm) via loopback stub'}")
+    print(f"  wall {res['wall']:.2f}s  cases/s {args.n / res['wall']:.1f}  ideal {ideal:.2f}s  "
+          f"wall/ideal {res['wall'] / ideal if ideal else float('nan'):.2f}")
+    if span:
+        print(f"  steady span {span:.2f}s  span/ideal {span / ideal:.2f}  "
+              f"stub requests {stats['requests']}  retry-after violations {stats['violations']}")
+    print(f"  CPU {res['cpu']:.2f}s ({1000 * res['cpu'] / args.n:.2f} ms/case)  "
+          f"Prefect server CPU {res['server_cpu']:.2f}s  peak RSS {res['rss_mb']:.0f} MB")
+    print(f"  passed {res['passed']}/{args.n}  records {res['records']}")
+
+
+def startup() -> None:
+    from flows.server import ensure_api
+    ensure_api(lambda m: print(m, file=sys.stderr))
+    example = ROOT / "data" / "examples" / "simple"
+    for label, cmd in (("--help", [PY, "-m", "flows.cli", "--help"]),
+                       ("validate", [PY, "-m", "flows.cli", "validate", str(example)])):
+        times = []
+        for _ in range(5):
+            t0 = time.perf_counter()
+            subprocess.run(cmd, cwd=ROOT, capture_output=True)
+            times.append(time.perf_counter() - t0)
+        print(f"  {label}: median {sorted(times)[2]:.3f}s (goal ≤ 0.6 s)")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "r.jsonl"
+        t0 = time.perf_counter()
+        proc = subprocess.Popen([PY, "-m", "flows.cli", "eval",
+                                 str(example / "evals" / "example.test.yaml"), "--dry-run",
+                                 "--eval-id", "plain-greeting", "--out", str(out)], cwd=ROOT,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        first = None
+        while proc.poll() is None:
+            if first is None and out.exists() and out.stat().st_size:
+                first = time.perf_counter() - t0
+            time.sleep(0.005)
+        print(f"  one-case dry run: first result {first:.2f}s, exit "
+              f"{time.perf_counter() - t0:.2f}s (goal ≤ 3 s to first result)")
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--n", type=int, default=500)
+    p.add_argument("--workers", type=int, default=32)
+    p.add_argument("--latency-ms", type=float, default=50)
+    p.add_argument("--mock", action="store_true", help="mock target instead of the stub")
+    p.add_argument("--startup", action="store_true", help="time --help, validate, first result")
+    p.add_argument("--stub-args", nargs=argparse.REMAINDER, default=[],
+                   help="passed to the stub, e.g. --fail-429 0.1 --retry-after 1")
+    args = p.parse_args()
+    sys.path.insert(0, str(ROOT))
+    startup() if args.startup else bench(args)
+
+
+if __name__ == "__main__":
+    main()
