@@ -9,7 +9,7 @@ stamp=.venv/.agentv-installed
 want=$(sha256sum pyproject.toml | cut -d' ' -f1)
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   .venv/bin/python -m pip install -q --upgrade pip >/dev/null 2>&1 || true
-  .venv/bin/python -m pip install -q -e '.[test]' 2>&1 | grep -v '^WARNING: Location' || true
+  .venv/bin/python -m pip install -q -e '.[test,dask]' 2>&1 | grep -v '^WARNING: Location' || true
   .venv/bin/python -c "import prefect, litellm, flows.cli" # fail loudly if the install broke
   echo "$want" > "$stamp"
 fi

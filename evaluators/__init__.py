@@ -1,0 +1,27 @@
+"""agentv evaluators: the YAML evaluator catalogue and the typed Python eval API.
+
+Typed API (seed 002) — plain functions returning ``Score``::
+
+    from evaluators import Score, exact_match, contains, all_of, any_of, tool_called
+    check = all_of(exact_match, tool_called("search"), token_usage_under(5000))
+    check("Paris", "Paris", session)  # -> Score(value=..., passed=..., reason=...)
+
+Only light, dependency-free modules are imported here (no pydantic, subprocess,
+Prefect or litellm); the YAML evaluator classes load lazily through
+``evaluators.registry``.
+"""
+from evaluators.functions import (adapt, all_of, any_of, contains, exact_match, is_json,
+                                  is_session_aware, json_subset, regex, within_tolerance)
+from evaluators.rating import categorical_judge
+from evaluators.report import EvalReport, EvalResult
+from evaluators.score import PASSING_RATINGS, RATING_VALUES, Score
+from evaluators.session import SessionView
+from evaluators.session_checks import (all_tools_succeeded, token_usage_under, tool_call_count,
+                                       tool_called, tool_not_called, trace_contains)
+
+__all__ = [
+    "EvalReport", "EvalResult", "PASSING_RATINGS", "RATING_VALUES", "Score", "SessionView", "adapt", "all_of",
+    "all_tools_succeeded", "any_of", "categorical_judge", "contains", "exact_match", "is_json",
+    "is_session_aware", "json_subset", "regex", "token_usage_under", "tool_call_count",
+    "tool_called", "tool_not_called", "trace_contains", "within_tolerance",
+]

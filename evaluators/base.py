@@ -80,6 +80,7 @@ class EvaluatorResult:
     usage: Usage | None = None
     error: str | None = None
     warnings: list[str] = field(default_factory=list)
+    children: list["EvaluatorResult"] | None = None  # members of composite/all_of/any_of
 
     def __post_init__(self) -> None:
         self.score = clamp01(self.score)
@@ -102,6 +103,8 @@ class EvaluatorResult:
             out["error"] = self.error
         if self.warnings:
             out["warnings"] = self.warnings
+        if self.children is not None:
+            out["evaluator_results"] = [c.to_record() for c in self.children]
         return out
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from evaluators.base import EvalContext, Evaluator, EvaluatorResult, clamp01
 from evaluators.llm_judge import clean_items, first_json_object
@@ -34,14 +34,19 @@ def judge_payload(ctx: EvalContext) -> dict[str, Any]:
 
 
 class CodeJudge(Evaluator):
+    """Keys beyond the ones below reach the script as ``config`` (AgentV's convention)."""
+
     kind = "code_judge"
+    extra_keys_are_config: ClassVar[bool] = True
     script: str | list[str]
     cwd: str | None = None
     timeout_seconds: float = 60.0
     env: dict[str, str] | None = None
 
     async def evaluate(self, ctx: EvalContext) -> EvaluatorResult:
-        return await self.run_script(judge_payload(ctx))
+        payload = judge_payload(ctx)
+        payload["config"] = dict(self.model_extra or {})
+        return await self.run_script(payload)
 
     async def run_script(self, payload: dict[str, Any]) -> EvaluatorResult:
         cwd = str((Path(self.base_dir) / self.cwd).resolve()) if self.cwd else self.base_dir

@@ -77,6 +77,8 @@ def build_evaluator(config: dict[str, Any], *, base_dir: str = ".", where: str =
     kind = config.get("type")
     if not kind:
         raise ConfigError("evaluator needs a 'type'", where, "type")
+    if kind == "llm_judge" and config.get("rubrics"):
+        kind = "rubric"  # AgentV: an llm_judge given rubrics grades them item by item
     cls = evaluator_class(str(kind), where)
     try:
         evaluator = cls.model_validate({**config, "base_dir": base_dir},
@@ -88,7 +90,7 @@ def build_evaluator(config: dict[str, Any], *, base_dir: str = ".", where: str =
         raise ConfigError(f"{message} (evaluator '{config.get('name') or kind}')",
                           where, field) from None
     extras = sorted((evaluator.model_extra or {}).keys())
-    if extras and warn:
+    if extras and warn and not getattr(cls, "extra_keys_are_config", False):
         warn(f"{where}: unknown key(s) {', '.join(extras)} in evaluator "
              f"'{config.get('name') or kind}' (ignored)")
     return evaluator

@@ -92,6 +92,10 @@ def eval_command(
     trials: Optional[int] = typer.Option(None, help="Run each case K times."),
     max_retries: Optional[int] = typer.Option(None, help="Override the targets' max_retries."),
     resume: Optional[str] = typer.Option(None, help="Continue an interrupted run's results."),
+    junit: Optional[str] = typer.Option(None, help="Also write JUnit XML to PATH."),
+    task_runner: Optional[str] = typer.Option(None, help="default, or dask (prefect-dask)."),
+    dask_address: Optional[str] = typer.Option(None, help="Dask scheduler, tcp://host:8786."),
+    shard: Optional[str] = typer.Option(None, help="Run only shard I/N of the cases."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log provider calls, tracebacks."),
 ) -> None:
     """Run eval suites and write one scored record per case."""
@@ -103,7 +107,8 @@ def eval_command(
                        dry_run_delay_min=dry_run_delay_min, dry_run_delay_max=dry_run_delay_max,
                        eval_id=eval_id, verbose=verbose, dump_prompts=dump_prompts,
                        dump_traces=dump_traces, include_trace=include_trace, cache=cache,
-                       trials=trials, max_retries=max_retries, resume=resume)
+                       trials=trials, max_retries=max_retries, resume=resume, junit=junit,
+                       task_runner=task_runner, dask_address=dask_address, shard=shard)
     try:
         code = run_from_cli(opts)
     except ConfigError as err:
@@ -126,6 +131,46 @@ def validate_command(paths: List[str] = typer.Argument(..., help="Files or direc
     typer.echo(f"{len(report.checked)} file(s) valid, {len(report.errors)} invalid, "
                f"{len(report.warnings)} warning(s)")
     raise typer.Exit(1 if report.errors else 0)
+
+
+@app.command("compare")
+def compare_command(
+    file1: str = typer.Argument(..., help="Baseline results (JSONL, YAML or Parquet)."),
+    file2: str = typer.Argument(..., help="Candidate results (JSONL, YAML or Parquet)."),
+    threshold: float = typer.Option(0.1, "--threshold", "-t",
+                                    help="Delta for a win (>=) or a loss (<= -threshold)."),
+    output_format: str = typer.Option("table", "--format", "-f", help="table or json."),
+    as_json: bool = typer.Option(False, "--json", help="Shorthand for --format json."),
+    fail_on_regression: bool = typer.Option(
+        False, help="Exit 1 only when the 95% CI of the mean delta lies below -threshold."),
+) -> None:
+    """Compare two runs case by case; exit 1 when B's mean is below A's."""
+    import json
+    from tasks.compare import compare_files, exit_code, format_table
+    fmt = "json" if as_json else output_format
+    if fmt not in ("table", "json"):
+        fail(ConfigError(f"unknown format '{fmt}' (expected table or json)", None, "--format"))
+    try:
+        result = compare_files(file1, file2, threshold)
+    except ConfigError as err:
+        fail(err)
+    typer.echo(json.dumps(result, indent=2) if fmt == "json" else format_table(result, file1, file2))
+    raise typer.Exit(exit_code(result, fail_on_regression))
+
+
+@app.command("report")
+def report_command(
+    results: List[str] = typer.Argument(..., help="Results file(s): JSONL, YAML or Parquet."),
+    out: Optional[str] = typer.Option(None, "--out", "-o", help="HTML file (default: beside "
+                                      "the results, .html)."),
+) -> None:
+    """Write a self-contained HTML report of a run."""
+    from tasks.report import write_report
+    try:
+        path = write_report(results if len(results) > 1 else results[0], out)
+    except ConfigError as err:
+        fail(err)
+    typer.echo(f"report: {path}")
 
 
 @server_app.command("start")

@@ -44,6 +44,10 @@ def print_outcome(result: dict[str, Any], wall_s: float) -> None:
             print(f"  {e['eval_id']} [{e['target']}]: {e['error']}")
     print(format_summary(result["summary"], wall_s))
     print(f"  results: {result['results']}")
+    for kind in ("parquet", "junit"):
+        path = (result["summary"].get("files") or {}).get(kind)
+        if path:
+            print(f"  {kind}: {path}")
     if result.get("flow_run_url"):
         print(f"  prefect flow run: {result['flow_run_url']}")
 

@@ -41,6 +41,15 @@ def run_eval(opts: EvalOptions, *, on_record: Callable[[dict], None] | None = No
     runtimes = build_runtimes(plan)
     if on_plan:
         on_plan(plan)
+    return run_plan(plan, runtimes, on_record=on_record, log=log, finished=finished)
+
+
+def run_plan(plan, runtimes, *, on_record: Callable[[dict], None] | None = None,
+             log: Callable[[str], None] = lambda m: print(m, file=sys.stderr),
+             finished=None) -> dict[str, Any]:
+    """Run a validated plan (targets preflight-checked) through the ``agentv-eval`` flow."""
+    from flows.server import ensure_api
+    quiet_prefect_console(plan.options.verbose)
     ensure_api(log)
     from flows.pipeline import RunState, eval_flow, register_run
     from tasks.stats import slim
@@ -55,8 +64,12 @@ def run_eval(opts: EvalOptions, *, on_record: Callable[[dict], None] | None = No
     from tasks.scale import make_task_runner
     runner = make_task_runner(plan.options.task_runner, plan.options.dask_address)
     flow = eval_flow.with_options(task_runner=runner) if runner else eval_flow
-    with interrupt_handler(state, log):
-        return asyncio.run(flow(options=_jsonable(asdict(opts)), token=token))
+    try:
+        with interrupt_handler(state, log):
+            return asyncio.run(flow(options=_jsonable(asdict(plan.options)), token=token))
+    finally:
+        from prefect.logging.handlers import APILogWorker
+        APILogWorker.drain_all(timeout=5)  # the run's logs reach the API before we return
 
 
 def preload(*modules: str) -> threading.Thread:

@@ -11,18 +11,21 @@ import asyncio
 import math
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
 from prefect import flow, get_run_logger, task
-from prefect.artifacts import acreate_markdown_artifact, acreate_table_artifact
+from prefect.artifacts import acreate_table_artifact
 from prefect.cache_policies import NO_CACHE
 
+from flows.artifacts import publish_results
+from flows.jsonflow import json_flow
+from flows.distributed import ProcessLocalDict, batch_table, run_on_task_runner
 from tasks.expand import Job
 from tasks.plan import EvalOptions, Plan, build_plan, file_worker_caps
 from tasks.run import CaseRunner, RunOptions, TargetRuntime
 from tasks.runtime import build_runtimes, close_runtimes
-from tasks.stats import format_summary, slim, summarize
+from tasks.stats import slim
 from tasks.write import ResultWriter, default_results_path
 
 
@@ -47,7 +50,7 @@ class RunState:
     skipped: int = 0
 
 
-RUNS: dict[str, RunState] = {}
+RUNS: dict[str, RunState] = ProcessLocalDict()  # in-process only; pickles empty
 
 
 def register_run(state: RunState) -> str:
@@ -77,17 +80,20 @@ def preflight_stage(token: str) -> list[str]:
     return sorted(state.runtimes)
 
 
-def batches_of(jobs: list[Job], size: int) -> list[tuple[str, list[Job]]]:
-    """Group jobs by (file, target) in order, then chunk; label each batch for the UI."""
+def batches_of(jobs: list[Job], size: int,
+               whole: frozenset[str] = frozenset()) -> list[tuple[str, list[Job]]]:
+    """Group jobs by (file, target) in order, then chunk; label each batch for the UI.
+    Groups of ``whole`` targets (provider_batching) stay one batch."""
     groups: dict[tuple[str, str], list[Job]] = {}
     for job in jobs:
         groups.setdefault((job.case.file, job.target), []).append(job)
     out = []
     for (file, target), group in groups.items():
         name = file.rsplit("/", 1)[-1]
-        chunks = math.ceil(len(group) / size)
+        step = len(group) if target in whole else size
+        chunks = math.ceil(len(group) / step)
         for i in range(chunks):
-            out.append((f"{name} × {target} [{i + 1}/{chunks}]", group[i * size:(i + 1) * size]))
+            out.append((f"{name} × {target} [{i + 1}/{chunks}]", group[i * step:(i + 1) * step]))
     return out
 
 
@@ -128,12 +134,11 @@ async def run_batch(label: str, token: str, index: int) -> dict[str, Any]:
     """Run a batch of cases concurrently; publish a table of them as an artifact."""
     state = RUNS[token]
     jobs = state.batches[index]
+    if state.runner.batching(jobs):  # provider_batching: one call answers the whole batch
+        async with state.semaphore:
+            await state.runner.prefetch(jobs)
     records = [r for r in await asyncio.gather(*(_run_one(state, j) for j in jobs)) if r]
-    table = [{"eval_id": r["eval_id"], "target": r["target"], "trial": r.get("trial", 0),
-              "score": r["score"], "attempt": r.get("attempt"),
-              "latency_ms": r.get("latency_ms"), "error": r.get("error") or ""}
-             for r in records]
-    await acreate_table_artifact(table=table, description=f"Cases of batch {label}")
+    await acreate_table_artifact(table=batch_table(records), description=f"Cases of batch {label}")
     errors = sum(1 for r in records if r.get("error"))
     if errors:
         get_run_logger().warning("%s: %d of %d case(s) failed", label, errors, len(records))
@@ -142,11 +147,9 @@ async def run_batch(label: str, token: str, index: int) -> dict[str, Any]:
 
 @task(name="summarize", cache_policy=NO_CACHE)
 async def summarize_stage(token: str, wall_s: float) -> dict[str, Any]:
+    """Parquet (+ JUnit) from the results file, the pandas summary, the run's artifacts."""
     state = RUNS[token]
-    summary = summarize(state.rows)
-    await acreate_markdown_artifact(markdown="```\n" + format_summary(summary, wall_s) + "\n```",
-                                    description="agentv run summary")
-    return summary
+    return await publish_results(state.writer.path, state.plan.options, wall_s)
 
 
 def _pending(plan: Plan, state: RunState) -> list[Job]:
@@ -185,7 +188,8 @@ async def _interrupt_watchdog(state: RunState) -> None:
 async def _run_all(state: RunState, token: str, jobs: list[Job]) -> None:
     size = batch_size(len(jobs))
     gate = asyncio.Semaphore(math.ceil(2 * state.plan.workers / size) + 1)
-    labelled = batches_of(jobs, size)
+    batching = frozenset(name for name, rt in state.runtimes.items() if rt.batch)
+    labelled = batches_of(jobs, size, batching)
     state.batches = [b for _, b in labelled]
 
     async def gated(label: str, index: int):
@@ -197,14 +201,18 @@ async def _run_all(state: RunState, token: str, jobs: list[Job]) -> None:
 
     watchdog = asyncio.ensure_future(_interrupt_watchdog(state))
     try:
-        await asyncio.gather(*(gated(label, i) for i, (label, _) in enumerate(labelled)))
+        if state.plan.options.task_runner == "dask":
+            await run_on_task_runner(state.plan, asdict(state.plan.options), labelled,
+                                     lambda record: record_finished(state, record))
+        else:
+            await asyncio.gather(*(gated(label, i) for i, (label, _) in enumerate(labelled)))
     finally:
         watchdog.cancel()
         state.writer.close()
         await close_runtimes(state.runtimes)
 
 
-@flow(name="agentv-eval", log_prints=False, validate_parameters=False)
+@json_flow(name="agentv-eval", log_prints=False, validate_parameters=False)
 async def eval_flow(options: dict[str, Any], token: str | None = None) -> dict[str, Any]:
     """Run AgentV eval suites. ``options`` are EvalOptions fields (paths, target, workers…)."""
     started = time.perf_counter()

@@ -118,7 +118,20 @@ def _evaluator_list(obj: dict, key: str, path: str, base_dir: str, warn) -> list
 def default_evaluators(base_dir: str) -> list[Evaluator]:
     """With no evaluators configured, a case is scored by llm_judge with the default prompt."""
     from evaluators.llm_judge import LlmJudge
-    return [LlmJudge(name="llm_judge", type="llm_judge", base_dir=base_dir)]
+    return _AutoDefaults([LlmJudge(name="llm_judge", type="llm_judge", base_dir=base_dir)])
+
+
+def _with_rubrics(rubrics: list[Any], evaluators: list[Evaluator], defaults: list[Evaluator],
+                  base_dir: str, where: str, warn) -> list[Evaluator]:
+    """AgentV's rule: case-level ``rubrics`` replace the default llm_judge and go in
+    front of any explicitly configured evaluators."""
+    from evaluators.rubric import rubric_evaluator_for
+    explicit = [] if evaluators is defaults and getattr(defaults, "auto", False) else evaluators
+    return [rubric_evaluator_for(rubrics, base_dir, where, warn), *explicit]
+
+
+class _AutoDefaults(list):
+    auto = True
 
 
 def parse_case(raw: Any, path: str, line: int, suite: EvalSuite, defaults: list[Evaluator],
@@ -144,6 +157,9 @@ def parse_case(raw: Any, path: str, line: int, suite: EvalSuite, defaults: list[
     rubrics = raw.get("rubrics") or []
     if not isinstance(rubrics, list):
         raise ConfigError("must be a list", f"{path}:{line_of('rubrics')}", "rubrics")
+    if rubrics and not any(e.type == "rubric" for e in evaluators):
+        evaluators = _with_rubrics(rubrics, evaluators, defaults, str(base),
+                                   f"{path}:{line_of('rubrics')}", warn)
     target = execution.get("target")
     return EvalCase(
         id=str(case_id), file=path, line=line, dataset=suite.dataset,

@@ -81,6 +81,22 @@ def file_worker_caps(files: list[str], workers: int) -> dict[str, int]:
     return {f: max(1, base + (1 if i < extra else 0)) for i, f in enumerate(files)}
 
 
+def cap_workers(workers: int, used: list[Target], warn: Callable[[str], None]) -> int:
+    """Providers that handle one case at a time (vscode: one VS Code window) lower the
+    workers, with a warning saying why."""
+    from providers.registry import provider_class
+    for target in used:
+        try:
+            cap = provider_class(target.provider, target.where).max_workers
+        except ConfigError:
+            continue  # an unavailable provider is reported by the preflight
+        if cap and workers > cap:
+            warn(f"{target.where}: target '{target.name}' ({target.provider}) runs at most "
+                 f"{cap} case(s) at a time; workers lowered from {workers} to {cap}")
+            workers = cap
+    return workers
+
+
 def _mock_target(name: str, opts: EvalOptions, base: Target | None) -> Target:
     settings: dict[str, Any] = {}
     if opts.dry_run_delay is not None:
@@ -174,5 +190,7 @@ def build_plan(opts: EvalOptions, warn: Callable[[str], None] | None = None) -> 
         raise ConfigError(f"no eval case matches --eval-id {opts.eval_id!r}", None, "--eval-id")
     first = targets[jobs[0].target] if jobs else None
     workers = opts.workers or (first.workers if first and first.workers else 1)
+    workers = cap_workers(workers, [targets[n] for n in dict.fromkeys(j.target for j in jobs)],
+                          emit)
     return Plan(opts, suites, targets, judges, jobs, workers,
                 str(tf.path) if tf else None, warnings)

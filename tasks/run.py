@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from evaluators.base import EvalContext, EvaluatorResult, run_evaluator, weighted_score
+from providers.agent_output import trace_from_messages, trace_summary
 from providers.base import Response
 from providers.retry import RetryingProvider
-from providers.trace import summarize
 from tasks.redact import redact
 from tasks.expand import (Job, build_request, prompt_dump, provider_request_record,
                           reference_answer, transcript, user_segments)
@@ -34,6 +34,7 @@ class TargetRuntime:
     provider: RetryingProvider
     is_agent: bool = False
     judge: RetryingProvider | None = None
+    batch: Any = None  # the provider itself when provider_batching is on and supported
 
 
 @dataclass
@@ -52,6 +53,7 @@ class CaseRunner:
     def __init__(self, targets: dict[str, TargetRuntime], options: RunOptions):
         self.targets = targets
         self.options = options
+        self.prefetched: dict[str, Any] = {}  # job key -> batch answer (Response or error)
 
     async def run(self, job: Job) -> dict[str, Any]:
         runtime = self.targets[job.target]
@@ -61,16 +63,50 @@ class CaseRunner:
                        f"{_trial_suffix(job)}.json", prompt_dump(request))
         started = time.perf_counter()
         try:
-            response, attempts = await runtime.provider.invoke_counted(request)
+            response, attempts = await self._invoke(job, runtime, request)
         except asyncio.CancelledError:
             raise
         except Exception as err:  # noqa: BLE001 - tier 2: recorded, the run goes on
             attempts = getattr(err, "attempts", 1)
             self._dump_trace(job, attempts, None)
             return self._error_record(job, runtime, request, err, attempts, started)
+        if response.trace is None:  # AgentV: tool calls in output_messages are the trace
+            response.trace = trace_from_messages(response.output_messages)
         self._dump_trace(job, attempts, response)
         results = await self._evaluate(job, runtime, request, response, attempts)
         return self._record(job, runtime, request, response, results, attempts, started)
+
+    def batching(self, jobs: list[Job]) -> bool:
+        return bool(jobs) and self.targets[jobs[0].target].batch is not None
+
+    async def prefetch(self, jobs: list[Job]) -> None:
+        """provider_batching: one provider call answers all ``jobs`` (of one target); if that
+        call fails, the cases are dispatched one by one as usual."""
+        if not self.batching(jobs):
+            return
+        runtime = self.targets[jobs[0].target]
+        requests = [build_request(j.case, is_agent=runtime.is_agent, trial=j.trial) for j in jobs]
+        for job, req in zip(jobs, requests):
+            req.metadata["input_messages"] = [m.to_dict() for m in job.case.input_messages]
+        try:
+            answers = await runtime.batch.invoke_batch(requests)
+        except asyncio.CancelledError:
+            raise
+        except Exception as err:  # noqa: BLE001 - the fallback is per-case dispatch
+            log.info("target %s: batch of %d case(s) failed (%s: %s); falling back to per-case "
+                     "dispatch", runtime.name, len(jobs), type(err).__name__, err)
+            return
+        log.info("target %s: %d case(s) answered in one batch", runtime.name, len(jobs))
+        self.prefetched.update((j.key, a) for j, a in zip(jobs, answers))
+
+    async def _invoke(self, job: Job, runtime: TargetRuntime, request) -> tuple[Response, int]:
+        answer = self.prefetched.pop(job.key, None)
+        if answer is None:
+            return await runtime.provider.invoke_counted(request)
+        if isinstance(answer, BaseException):
+            answer.attempts = 1  # type: ignore[attr-defined]
+            raise answer
+        return answer, 1
 
     async def _evaluate(self, job: Job, runtime: TargetRuntime, request, response: Response,
                         attempts: int) -> list[EvaluatorResult]:
@@ -87,7 +123,7 @@ class CaseRunner:
             judge=runtime.judge, judge_name=runtime.judge.name if runtime.judge else None,
             attempt=attempts, trial=job.trial,
             metadata={"transcript": transcript(case.input_messages),
-                      "trace_summary": summarize(response.trace),
+                      "trace_summary": trace_summary(response.trace, response.usage),
                       "user_segments": user_segments(case), "case_metadata": case.metadata},
         )
         return list(await asyncio.gather(*(run_evaluator(e, ctx) for e in case.evaluators)))
@@ -122,7 +158,7 @@ class CaseRunner:
         })
         if response.cached:
             record["cached"] = True
-        summary = summarize(response.trace)
+        summary = trace_summary(response.trace, response.usage)
         if summary is not None:
             record["trace_summary"] = summary
         if self.options.include_trace:
@@ -147,12 +183,14 @@ class CaseRunner:
     def _dump_trace(self, job: Job, attempts: int, response: Response | None) -> None:
         if not self.options.dump_traces:
             return
-        trace = response.trace if response else None
-        _dump_json(Path(self.options.dump_traces),
-                   f"{_safe(job.case.id)}{_trial_suffix(job)}_attempt-{attempts}.json",
-                   {"eval_id": job.case.id, "attempt": attempts, "target": job.target,
-                    "trace": [e.to_dict() for e in trace] if trace is not None else None,
-                    "trace_summary": summarize(trace)})
+        final, usage = (response.trace, response.usage) if response else (None, None)
+        for attempt in range(1, attempts + 1):  # earlier attempts failed: no trace
+            trace = final if attempt == attempts else None
+            _dump_json(Path(self.options.dump_traces),
+                       f"{_safe(job.case.id)}{_trial_suffix(job)}_attempt-{attempt}.json",
+                       {"eval_id": job.case.id, "attempt": attempt, "target": job.target,
+                        "trace": [e.to_dict() for e in trace] if trace is not None else None,
+                        "trace_summary": trace_summary(trace, usage)})
 
 
 def _reasoning(results: list[EvaluatorResult]) -> str:

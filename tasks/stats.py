@@ -1,11 +1,19 @@
 """Summary statistics of a run, computed with pandas from the records.
 
-``summarize`` takes slim rows (eval_id, target, trial, score, error, usage) so the
-statistics are identical whatever the worker count or completion order.
+``summarize`` takes the results DataFrame (``load_results``; or slim rows: eval_id,
+target, trial, score, error, usage) so the statistics are identical whatever the worker
+count or completion order. ``breakdown`` is the per target × evaluator table.
+
+    from tasks.stats import load_results
+    load_results(".agentv/results/eval_….jsonl").score.mean()
 """
 from __future__ import annotations
 
+import json
 from typing import Any
+
+from tasks.results import load_results  # noqa: F401 - the documented one-line entry
+from tasks.trials import mean_ci, shorten, trials_summary
 
 BINS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
 BIN_LABELS = ("[0.0, 0.2)", "[0.2, 0.4)", "[0.4, 0.6)", "[0.6, 0.8)", "[0.8, 1.0]")
@@ -28,12 +36,28 @@ def histogram(scores) -> list[int]:
     return counts
 
 
-def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    import pandas as pd
+SUMMARY_COLUMNS = ["eval_id", "dataset", "target", "trial", "score", "verdict", "error",
+                   "latency_ms", "input_tokens", "output_tokens", "cost_usd", "judge_cost_usd",
+                   "evaluator_results"]
 
+
+def _frame(rows):
+    import pandas as pd
+    from evaluators.base import verdict_for
+    if isinstance(rows, pd.DataFrame):
+        return rows
     df = pd.DataFrame(rows, columns=["eval_id", "target", "trial", "score", "error",
                                      "input_tokens", "output_tokens", "cost_usd",
                                      "judge_cost_usd"])
+    df["dataset"] = ""
+    df["verdict"] = df["score"].map(verdict_for).where(df["error"].isna(), "error")
+    return df
+
+
+def summarize(rows) -> dict[str, Any]:
+    import pandas as pd
+
+    df = _frame(rows)
     if df.empty:
         return {"total": 0, "errors": 0, "histogram": [0] * 5, "top": [], "bottom": []}
     df = df.sort_values(["eval_id", "target", "trial"], kind="stable")
@@ -56,7 +80,14 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "output_tokens": int(pd.to_numeric(df["output_tokens"], errors="coerce").sum()),
         "cost_usd": round(float(costs.sum()), 6) if costs.notna().any() else None,
         "judge_cost_usd": round(float(df["judge_cost_usd"].sum()), 6),
+        "pass_rate": round(float(df["verdict"].eq("pass").mean()), 3),
+        "ci95": _rounded(mean_ci(df)),
+        "trials": trials_summary(df),
     }
+
+
+def _rounded(pair: tuple[float, float] | None) -> list[float] | None:
+    return None if pair is None else [round(pair[0], 3), round(pair[1], 3)]
 
 
 def format_summary(summary: dict[str, Any], wall_s: float | None = None) -> str:
@@ -71,6 +102,8 @@ def format_summary(summary: dict[str, Any], wall_s: float | None = None) -> str:
             lines.append(f"    {lbl}  {'#' * round(20 * n / width):<20} {n}")
         lines.append("  top: " + ", ".join(f"{e} ({s:.3f})" for e, s in summary["top"]))
         lines.append("  bottom: " + ", ".join(f"{e} ({s:.3f})" for e, s in summary["bottom"]))
+        lines.append(_pass_line(summary))
+        lines.extend(_trial_lines(summary.get("trials")))
         if summary.get("input_tokens") or summary.get("output_tokens"):
             cost = summary.get("cost_usd")
             lines.append(f"  tokens: {summary['input_tokens']} in / {summary['output_tokens']} out"
@@ -81,6 +114,25 @@ def format_summary(summary: dict[str, Any], wall_s: float | None = None) -> str:
     return "\n".join(lines)
 
 
+def _pass_line(summary: dict[str, Any]) -> str:
+    ci = summary.get("ci95")
+    ci_text = f"[{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "n/a"
+    return f"  pass rate: {100 * summary.get('pass_rate', 0):.1f}%   95% CI of mean: {ci_text}"
+
+
+def _trial_lines(trials: dict[str, Any] | None) -> list[str]:
+    if not trials:
+        return []
+    k = trials["k"]
+    count = str(k) if trials["max_trials"] == k else f"{k}-{trials['max_trials']}"
+    lines = [f"  trials: {trials['cases']} case(s) x {count} trials   pass@1: "
+             f"{trials['pass_at_1']:.3f}   pass@{k}: {trials['pass_at_k']:.3f}   "
+             f"pass^{k}: {trials['pass_hat_k']:.3f}"]
+    if trials["disagreeing"]:
+        lines.append("  trials disagree: " + shorten(trials["disagreeing"]))
+    return lines
+
+
 def format_errors(records: list[dict[str, Any]]) -> str:
     failed = [r for r in records if r.get("error")]
     if not failed:
@@ -89,3 +141,67 @@ def format_errors(records: list[dict[str, Any]]) -> str:
     for r in sorted(failed, key=lambda r: (str(r.get("eval_id")), str(r.get("target")))):
         lines.append(f"  {r['eval_id']} [{r['target']}]: {r['error']}")
     return "\n".join(lines)
+
+
+OVERALL = "(overall)"
+BREAKDOWN_COLUMNS = ["target", "evaluator", "n", "mean", "median", "std", "pass_rate",
+                     "error_rate", "p50_latency_ms", "p95_latency_ms", "tokens", "cost_usd"]
+
+
+def _numeric(frame, column: str):
+    import pandas as pd
+    if column not in frame:
+        return pd.Series(float("nan"), index=frame.index)
+    return pd.to_numeric(frame[column], errors="coerce").astype(float)
+
+
+def _case_rows(df):
+    import pandas as pd
+    tokens = _numeric(df, "input_tokens").fillna(0) + _numeric(df, "output_tokens").fillna(0)
+    return pd.DataFrame({"target": df["target"].fillna(""), "evaluator": OVERALL,
+                         "score": df["score"].astype(float),
+                         "passed": df["verdict"].eq("pass").fillna(False).astype(bool),
+                         "errored": df["error"].notna(), "latency_ms": _numeric(df, "latency_ms"),
+                         "tokens": tokens, "cost_usd": _numeric(df, "cost_usd")})
+
+
+def _evaluator_rows(df):
+    """One row per evaluator result (exploded from the JSON column); tokens/cost are the
+    evaluator's own (judge) usage, latency the case's."""
+    import pandas as pd
+    parsed = df["evaluator_results"].dropna().map(json.loads).explode().dropna()
+    if parsed.empty:
+        return None
+    flat = pd.json_normalize(parsed.tolist())
+    flat.index = parsed.index
+    tokens = (_numeric(flat, "usage.input_tokens").fillna(0)
+              + _numeric(flat, "usage.output_tokens").fillna(0))
+    verdict = flat["verdict"] if "verdict" in flat else pd.Series("", index=flat.index)
+    errored = flat["error"].notna() if "error" in flat else pd.Series(False, index=flat.index)
+    return pd.DataFrame({"target": df.loc[flat.index, "target"].fillna(""),
+                         "evaluator": flat["name"].fillna(flat.get("type", "")),
+                         "score": _numeric(flat, "score"), "passed": verdict.eq("pass"),
+                         "errored": errored, "latency_ms": _numeric(df, "latency_ms")[flat.index],
+                         "tokens": tokens, "cost_usd": _numeric(flat, "usage.cost_usd")})
+
+
+def breakdown(df) -> list[dict[str, Any]]:
+    """Per target × evaluator (plus each target's overall score): n, mean, median, std,
+    pass rate, error rate, p50/p95 latency, tokens, cost."""
+    import pandas as pd
+    if df.empty:
+        return []
+    parts = [_case_rows(df)]
+    if "evaluator_results" in df:
+        parts.append(_evaluator_rows(df))
+    rows = pd.concat([p for p in parts if p is not None], ignore_index=True)
+    table = rows.groupby(["target", "evaluator"], sort=True).agg(
+        n=("score", "size"), mean=("score", "mean"), median=("score", "median"),
+        std=("score", "std"), pass_rate=("passed", "mean"), error_rate=("errored", "mean"),
+        p50_latency_ms=("latency_ms", lambda s: s.quantile(0.5)),
+        p95_latency_ms=("latency_ms", lambda s: s.quantile(0.95)),
+        tokens=("tokens", "sum"), cost_usd=("cost_usd", lambda s: s.sum(min_count=1)),
+    ).reset_index()
+    table["tokens"] = table["tokens"].astype(int)
+    table = table.round(4).astype(object).where(table.notna(), None)
+    return table[BREAKDOWN_COLUMNS].to_dict("records")

@@ -47,7 +47,8 @@ def test_example_dry_run_records_summary_and_flow_run(cli, tmp_path):
         assert all(key in r for r in recs), key
     assert "SUMMARY" in proc.stdout and "total cases: 3" in proc.stdout
     assert "histogram" in proc.stdout and "wall time" in proc.stdout
-    flow_run_id = proc.stdout.split("flow-run/")[-1].strip()
+    import re
+    flow_run_id = re.search(r"flow-run/([0-9a-f-]{36})", proc.stdout).group(1)
     from prefect.client.orchestration import get_client
     import asyncio
 

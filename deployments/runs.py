@@ -1,0 +1,62 @@
+"""Shared by the deployments: check parameters, run suites inside a flow, merge shards.
+
+Deployed flows run the ``agentv-eval`` flow as a subflow (so every case batch, table and
+summary artifact shows under the deployment's run in the UI).
+"""
+from __future__ import annotations
+
+from dataclasses import asdict
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from providers.base import ConfigError
+from tasks.discover import expand_eval_paths
+from tasks.files import load_suite
+from tasks.plan import EvalOptions, build_plan
+from tasks.runtime import build_runtimes
+
+
+def check_parameters(suites: list[str], baseline: str | None = None,
+                     targets: str | None = None) -> None:
+    """Every suite exists and loads; the baseline and targets files exist. ConfigError if not."""
+    if not suites:
+        raise ConfigError("needs at least one eval file", None, "suites")
+    for path in expand_eval_paths(list(suites)):
+        load_suite(path, warn=lambda _: None)
+    for name, value in (("baseline", baseline), ("targets", targets)):
+        if value and not Path(value).exists():
+            raise ConfigError(f"{name} file not found", value, name)
+
+
+def run_stamp() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H-%M-%S")
+
+
+def eval_options(suites: list[str], out: str, **settings: Any) -> EvalOptions:
+    """EvalOptions for a deployed run; ``settings`` are EvalOptions fields (None = default)."""
+    return EvalOptions(paths=list(suites), out=out,
+                       **{k: v for k, v in settings.items() if v is not None})
+
+
+async def run_suites(opts: EvalOptions) -> dict[str, Any]:
+    """Plan and preflight (ConfigError before anything runs), then the eval subflow."""
+    from flows.pipeline import RunState, eval_flow, register_run
+    plan = build_plan(opts)
+    runtimes = build_runtimes(plan)
+    token = register_run(RunState(plan=plan, runtimes=runtimes))
+    options = {k: v for k, v in asdict(opts).items() if v not in (None, {}, [], False)}
+    return await eval_flow(options={**options, "paths": opts.paths}, token=token)
+
+
+def merge_results(parts: list[str], out: str | Path) -> Path:
+    """Concatenate shard results (JSONL) into one results file, streaming line by line."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(out, "w", encoding="utf-8") as sink:
+        for part in parts:
+            with open(part, encoding="utf-8") as source:
+                for line in source:
+                    if line.strip():
+                        sink.write(line if line.endswith("\n") else line + "\n")
+    return out

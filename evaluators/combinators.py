@@ -1,0 +1,53 @@
+"""``all_of`` / ``any_of`` in YAML: member ``evaluators`` combined (seed 002 semantics).
+
+``all_of`` passes when every member passes and scores the mean; ``any_of`` passes when
+one member passes and scores the max. A member passes when its verdict is ``pass``.
+Members nest (an ``all_of`` may hold an ``any_of``) and each keeps its own result.
+"""
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic import PrivateAttr, ValidationInfo, model_validator
+
+from evaluators.base import EvalContext, Evaluator, EvaluatorResult
+from evaluators.members import build_members, joined_reasoning, prefixed, run_members
+
+
+class _Combinator(Evaluator):
+    evaluators: Any  # the raw list (Any keeps the YAML loader's line numbers)
+    _members: list[Evaluator] = PrivateAttr(default_factory=list)
+    require_all: ClassVar[bool] = True
+
+    @model_validator(mode="after")
+    def _build(self, info: ValidationInfo) -> "_Combinator":
+        self._members = build_members(self.evaluators, self.base_dir, info, self.kind)
+        return self
+
+    @property
+    def members(self) -> list[Evaluator]:
+        return self._members
+
+    async def evaluate(self, ctx: EvalContext) -> EvaluatorResult:
+        results = await run_members(self._members, ctx)
+        verdicts = [r.verdict == "pass" for r in results]
+        scores = [r.score for r in results]
+        if self.require_all:
+            passed, score = all(verdicts), sum(scores) / len(scores)
+        else:
+            passed, score = any(verdicts), max(scores)
+        count = sum(verdicts)
+        return self.result(score, prefixed(results, "hits"), prefixed(results, "misses"),
+                           joined_reasoning(results) or f"{count}/{len(results)} passed",
+                           verdict="pass" if passed else "fail", children=results,
+                           details={"passed_members": count, "members": len(results)})
+
+
+class AllOf(_Combinator):
+    kind = "all_of"
+    require_all = True
+
+
+class AnyOf(_Combinator):
+    kind = "any_of"
+    require_all = False

@@ -1,0 +1,143 @@
+"""What an agent hands back, normalized: AgentV's JSON output convention and tool-call traces.
+
+An agent may answer with plain text or with one JSON object (AgentV's mock-agent
+convention): ``text`` and/or ``output_messages`` (``role``, ``content``, ``tool_calls``), an
+optional ``trace`` (list of events), ``token_usage`` ``{input, output}`` or ``usage``,
+``cost_usd``, ``duration_ms``. Without an explicit ``trace``, tool calls found in
+``output_messages`` become the trace (AgentV: ``output_messages[].tool_calls[]``).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from providers.base import Usage
+from providers.trace import TraceEvent, event_from_dict, events_from_dicts, summarize
+
+STRUCTURED_KEYS = ("text", "output_messages", "trace")
+
+
+@dataclass
+class AgentOutput:
+    text: str
+    output_messages: list[dict[str, Any]] | None = None
+    trace: list[TraceEvent] | None = None
+    usage: Usage | None = None
+    duration_ms: float | None = None
+    warning: str | None = None
+
+
+def parse_output(raw: str, *, announced: bool = False) -> AgentOutput:
+    """Plain text, or the JSON convention when the output is such an object. ``announced``
+    (``output_format: json``): output that is not such an object is kept as text, with a
+    warning."""
+    stripped = raw.strip()
+    if not (announced or stripped.startswith("{")):
+        return AgentOutput(text=raw)
+    try:
+        obj = json.loads(stripped)
+    except ValueError as err:
+        warning = f"output is not valid JSON ({err}); using it as plain text" if announced else None
+        return AgentOutput(text=raw, warning=warning)
+    if isinstance(obj, dict) and any(k in obj for k in STRUCTURED_KEYS):
+        return from_object(obj)
+    warning = ("output is JSON but has none of text/output_messages/trace; using it as plain "
+               "text") if announced else None
+    return AgentOutput(text=raw, warning=warning)
+
+
+def from_object(obj: dict[str, Any]) -> AgentOutput:
+    messages = obj.get("output_messages")
+    messages = [m for m in messages if isinstance(m, dict)] if isinstance(messages, list) else None
+    if "text" in obj and obj["text"] is not None:
+        text = obj["text"] if isinstance(obj["text"], str) else json.dumps(obj["text"])
+    else:
+        text = last_assistant_text(messages)
+    trace = obj.get("trace")
+    events = events_from_dicts(trace) if isinstance(trace, list) else trace_from_messages(messages)
+    duration = obj.get("duration_ms")
+    return AgentOutput(text=text, output_messages=messages or None, trace=events,
+                       usage=usage_from(obj),
+                       duration_ms=float(duration) if _is_num(duration) and duration >= 0 else None)
+
+
+def usage_from(obj: dict[str, Any]) -> Usage | None:
+    tokens = obj.get("token_usage") if isinstance(obj.get("token_usage"), dict) else {}
+    usage = obj.get("usage") if isinstance(obj.get("usage"), dict) else {}
+    inp = tokens.get("input", usage.get("input_tokens", usage.get("prompt_tokens")))
+    out = tokens.get("output", usage.get("output_tokens", usage.get("completion_tokens")))
+    cost = obj.get("cost_usd", usage.get("cost_usd"))
+    if inp is None and out is None and cost is None:
+        return None
+    return Usage(input_tokens=int(inp) if _is_num(inp) else None,
+                 output_tokens=int(out) if _is_num(out) else None,
+                 cost_usd=float(cost) if _is_num(cost) and cost >= 0 else None)
+
+
+def content_text(content: Any) -> str:
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [p.get("text") or p.get("value") if isinstance(p, dict) else p for p in content]
+        if all(isinstance(p, str) for p in parts):
+            return "\n".join(parts)
+    return json.dumps(content, ensure_ascii=False)
+
+
+def last_assistant_text(messages: list[dict[str, Any]] | None) -> str:
+    for msg in reversed(messages or []):
+        if msg.get("role") == "assistant" and msg.get("content") not in (None, "", []):
+            return content_text(msg["content"])
+    return ""
+
+
+def trace_from_messages(messages: list[dict[str, Any]] | None) -> list[TraceEvent] | None:
+    """Tool calls of ``output_messages`` as trace events (None when there are none). Results
+    may sit on the call (``output``/``result``) or in a later ``role: tool`` message."""
+    if not isinstance(messages, list):
+        return None
+    results = {m.get("tool_call_id"): m.get("content") for m in messages
+               if isinstance(m, dict) and m.get("role") == "tool" and m.get("tool_call_id")}
+    events = [tool_call_event(call, results)
+              for m in messages if isinstance(m, dict)
+              for call in (m.get("tool_calls") or []) if isinstance(call, dict)]
+    return events or None
+
+
+def tool_call_event(call: dict[str, Any], results: dict[Any, Any] | None = None) -> TraceEvent:
+    fn = call.get("function") if isinstance(call.get("function"), dict) else {}
+    args = next((call[k] for k in ("input", "arguments", "args") if k in call),
+                fn.get("arguments"))
+    if isinstance(args, str):
+        try:
+            args = json.loads(args)
+        except ValueError:
+            pass
+    result = next((call[k] for k in ("output", "result") if k in call),
+                  (results or {}).get(call.get("id")))
+    known = {"tool", "name", "function", "input", "arguments", "args", "output", "result", "type"}
+    event = {k: v for k, v in call.items() if k not in known}
+    event.update(type="tool_call", name=call.get("tool") or call.get("name") or fn.get("name"),
+                 arguments=args, result=result)
+    return event_from_dict(event)
+
+
+def _is_num(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def trace_summary(trace: list[TraceEvent] | None, usage: Usage | None) -> dict[str, Any] | None:
+    """``summarize(trace)``, with token usage and cost taken from the response's usage when
+    the trace itself carries none (agents that report usage once, not per LLM call)."""
+    summary = summarize(trace)
+    if summary is None or usage is None:
+        return summary
+    inp, out = usage.input_tokens or 0, usage.output_tokens or 0
+    if "token_usage" not in summary and (inp or out):
+        summary["token_usage"] = {"input": inp, "output": out, "total": inp + out}
+    if "cost_usd" not in summary and usage.cost_usd is not None:
+        summary["cost_usd"] = round(usage.cost_usd, 8)
+    return summary

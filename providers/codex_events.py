@@ -1,0 +1,165 @@
+"""The ``codex exec --json`` event stream → final answer, normalized trace, token usage.
+
+Current Codex CLIs print one JSON event per line: ``thread.started``, ``turn.started``,
+``item.started`` / ``item.updated`` / ``item.completed`` (items: ``agent_message``,
+``reasoning``, ``command_execution``, ``file_change``, ``mcp_tool_call``, ``web_search``,
+``todo_list``, ``error``), ``turn.completed`` (``usage``), ``turn.failed``, ``error``. Older
+ones print ``{"id", "msg": {"type": ...}}`` events (``agent_message``,
+``exec_command_begin``/``_end``, ``mcp_tool_call_begin``/``_end``,
+``patch_apply_begin``/``_end``, ``token_count``, ``error``); both are understood.
+Lines arrive with their receive time, which gives tool calls their start/end/duration.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from providers.base import Usage
+from providers.trace import TraceEvent
+
+_TOOL_ITEMS = ("command_execution", "file_change", "web_search", "mcp_tool_call")
+_LEGACY = {"exec_command": "command_execution", "patch_apply": "file_change",
+           "mcp_tool_call": "mcp_tool_call"}
+
+
+class MalformedStream(ValueError):
+    pass
+
+
+@dataclass
+class CodexRun:
+    text: str = ""
+    trace: list[TraceEvent] = field(default_factory=list)
+    usage: Usage | None = None
+    failure: str | None = None  # turn.failed / error event message
+    model: str | None = None
+    _open: dict[str, tuple[float, dict[str, Any]]] = field(default_factory=dict)
+
+    def usage_add(self, inp: Any, out: Any) -> None:
+        u = self.usage or Usage(0, 0)
+        u.input_tokens = (u.input_tokens or 0) + int(inp or 0)
+        u.output_tokens = (u.output_tokens or 0) + int(out or 0)
+        self.usage = u
+
+
+def parse_stream(lines: list[tuple[float, str]], model: str | None = None) -> CodexRun:
+    """``lines`` are (receive time in epoch seconds, text). Raises MalformedStream on a
+    line that is not a JSON object, or when the stream holds no events at all."""
+    run = CodexRun(model=model)
+    seen = 0
+    for n, (at, line) in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            event = json.loads(line)
+        except ValueError:
+            raise MalformedStream(f"line {n} of the event stream is not JSON: {line[:200]!r}")
+        if not isinstance(event, dict):
+            raise MalformedStream(f"line {n} of the event stream is not a JSON object")
+        seen += 1
+        if isinstance(event.get("msg"), dict):
+            _legacy(run, at, event["msg"])
+        else:
+            _event(run, at, event)
+    if not seen:
+        raise MalformedStream("codex printed no JSON events")
+    return run
+
+
+def _event(run: CodexRun, at: float, event: dict[str, Any]) -> None:
+    kind = event.get("type")
+    item = event.get("item") if isinstance(event.get("item"), dict) else None
+    if kind == "item.started" and item:
+        run._open[str(item.get("id"))] = (at, item)
+    elif kind == "item.completed" and item:
+        _completed(run, at, item)
+    elif kind == "turn.completed":
+        usage = event.get("usage") or {}
+        run.usage_add(usage.get("input_tokens"), usage.get("output_tokens"))
+        run.trace.append(TraceEvent(type="llm_call", name=run.model, model=run.model,
+                                    input_tokens=usage.get("input_tokens"),
+                                    output_tokens=usage.get("output_tokens"),
+                                    end=_iso(at), extra=_cached(usage)))
+    elif kind in ("turn.failed", "error"):
+        err = event.get("error") if isinstance(event.get("error"), dict) else {}
+        run.failure = str(err.get("message") or event.get("message") or kind)
+
+
+def _completed(run: CodexRun, at: float, item: dict[str, Any]) -> None:
+    kind = item.get("type")
+    started = run._open.pop(str(item.get("id")), (None, None))[0]
+    if kind == "agent_message":
+        run.text = str(item.get("text") or "")
+    elif kind == "error":
+        run.trace.append(TraceEvent(type="error", ok=False, text=str(item.get("message", ""))))
+    elif kind in _TOOL_ITEMS:
+        run.trace.append(_tool_event(item, started, at))
+
+
+def _tool_event(item: dict[str, Any], started: float | None, ended: float) -> TraceEvent:
+    kind = item["type"]
+    if kind == "command_execution":
+        name, args, result = kind, {"command": item.get("command")}, item.get("aggregated_output")
+        ok = item.get("exit_code") in (0, None) and item.get("status") != "failed"
+    elif kind == "file_change":
+        name, args, result = kind, {"changes": item.get("changes")}, None
+        ok = item.get("status") != "failed"
+    elif kind == "web_search":
+        name, args, result, ok = kind, {"query": item.get("query")}, None, True
+    else:
+        name = f"mcp:{item.get('server')}/{item.get('tool')}"
+        args, result = item.get("arguments"), item.get("result") or item.get("error")
+        ok = not item.get("error") and item.get("status") != "failed"
+    return TraceEvent(type="tool_call", name=name, arguments=args, result=result, ok=bool(ok),
+                      start=_iso(started) if started else None, end=_iso(ended),
+                      duration_ms=round((ended - started) * 1000, 3) if started else None,
+                      extra={"id": item.get("id")} if item.get("id") else {})
+
+
+def _legacy(run: CodexRun, at: float, msg: dict[str, Any]) -> None:
+    kind = str(msg.get("type", ""))
+    base, _, phase = kind.rpartition("_")
+    if kind == "agent_message":
+        run.text = str(msg.get("message") or "")
+    elif kind == "task_complete" and msg.get("last_agent_message"):
+        run.text = str(msg["last_agent_message"])
+    elif base in _LEGACY and phase == "begin":
+        run._open[str(msg.get("call_id"))] = (at, msg)
+    elif base in _LEGACY and phase == "end":
+        _legacy_end(run, at, _LEGACY[base], msg)
+    elif kind == "token_count":
+        info = msg.get("info") or msg
+        last = info.get("last_token_usage") or info
+        run.usage_add(last.get("input_tokens"), last.get("output_tokens"))
+    elif kind in ("error", "stream_error"):
+        run.failure = str(msg.get("message") or kind)
+
+
+def _legacy_end(run: CodexRun, at: float, name: str, msg: dict[str, Any]) -> None:
+    started, begin = run._open.pop(str(msg.get("call_id")), (None, {}))
+    if name == "mcp_tool_call":
+        inv = (begin or msg).get("invocation") or {}
+        name = f"mcp:{inv.get('server')}/{inv.get('tool')}"
+        args, result = inv.get("arguments"), msg.get("result")
+        ok = not (isinstance(result, dict) and "Err" in result)
+    elif name == "command_execution":
+        args = {"command": (begin or {}).get("command")}
+        result, ok = msg.get("aggregated_output", msg.get("stdout")), msg.get("exit_code") == 0
+    else:
+        args, result = {"changes": (begin or {}).get("changes")}, None
+        ok = bool(msg.get("success", True))
+    run.trace.append(TraceEvent(type="tool_call", name=name, arguments=args, result=result,
+                                ok=bool(ok), start=_iso(started) if started else None,
+                                end=_iso(at),
+                                duration_ms=round((at - started) * 1000, 3) if started else None))
+
+
+def _cached(usage: dict[str, Any]) -> dict[str, Any]:
+    cached = usage.get("cached_input_tokens")
+    return {"cached_input_tokens": cached} if cached is not None else {}
+
+
+def _iso(ts: float) -> str:
+    return datetime.fromtimestamp(ts, timezone.utc).isoformat(timespec="milliseconds")

@@ -1,0 +1,315 @@
+"""Typed datasets (seed 002) and one call that runs them through the agentv eval flow.
+
+``Dataset.load(path, input_type, expected_type)`` reads JSONL ``{id, input, expected}``:
+primitives pass through type-checked, mappings become dataclasses or pydantic models, and
+a mismatch is a ``TypeError`` naming the line. ``run_dataset(dataset, target, evaluator)``
+turns the samples into eval cases, runs them against a target (a targets.yaml name or a
+Python callable) through the same Prefect flow as ``agentv eval``, and returns an
+``EvalReport``.
+"""
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import inspect
+import json
+import sys
+import time
+import types
+import typing
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Generic, Iterator, TypeVar
+
+from evaluators.report import EvalReport, EvalResult, report_from_records  # re-exported
+from providers.base import BaseProvider, ConfigError, Request, Response, Target
+
+__all__ = ["CallableProvider", "Dataset", "EvalReport", "EvalResult", "Sample", "coerce",
+           "evaluate", "run_dataset"]
+
+InputT = TypeVar("InputT")
+ExpectedT = TypeVar("ExpectedT")
+
+
+@dataclass(frozen=True, slots=True)
+class Sample(Generic[InputT, ExpectedT]):
+    """One evaluation input and what it should produce."""
+
+    id: str
+    input: InputT
+    expected: ExpectedT
+
+
+@dataclass(frozen=True, slots=True)
+class Dataset(Generic[InputT, ExpectedT]):
+    """An immutable, ordered collection of samples with unique ids."""
+
+    samples: tuple[Sample[InputT, ExpectedT], ...] = ()
+
+    def __post_init__(self) -> None:
+        samples = tuple(self.samples)
+        if not all(isinstance(s, Sample) for s in samples):
+            raise TypeError("a Dataset holds Sample objects")
+        ids = [s.id for s in samples]
+        duplicates = sorted({i for i in ids if ids.count(i) > 1})
+        if duplicates:
+            raise ValueError(f"duplicate sample id(s): {', '.join(duplicates)}")
+        object.__setattr__(self, "samples", samples)
+
+    def __len__(self) -> int:
+        return len(self.samples)
+
+    def __iter__(self) -> Iterator[Sample[InputT, ExpectedT]]:
+        return iter(self.samples)
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return Dataset(self.samples[index])
+        return self.samples[index]
+
+    @staticmethod
+    def load(path: str | Path, input_type: Any = str, expected_type: Any = str) -> "Dataset":
+        samples = []
+        text = Path(path).read_text(encoding="utf-8")
+        for n, line in enumerate(text.splitlines(), 1):
+            if line.strip():
+                samples.append(_sample(line, f"{path}:{n}", input_type, expected_type))
+        return Dataset(tuple(samples))
+
+
+def _sample(line: str, where: str, input_type: Any, expected_type: Any) -> Sample:
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{where}: invalid JSON: {err.msg}") from None
+    if not isinstance(obj, dict) or not {"id", "input", "expected"} <= set(obj):
+        raise TypeError(f"{where}: each line needs 'id', 'input' and 'expected'")
+    if isinstance(obj["id"], bool) or not isinstance(obj["id"], (str, int)):
+        raise TypeError(f"{where}: 'id' must be a string")
+    return Sample(id=str(obj["id"]), input=coerce(obj["input"], input_type, f"{where}: input"),
+                  expected=coerce(obj["expected"], expected_type, f"{where}: expected"))
+
+
+def coerce(value: Any, target: Any, where: str) -> Any:
+    """A JSON value as ``target``: primitives checked, mappings → dataclass / pydantic."""
+    origin, args = typing.get_origin(target), typing.get_args(target)
+    if target in (Any, object, None):
+        return value
+    if origin in (typing.Union, types.UnionType):
+        return _first_fit(value, args, where)
+    if origin in (list, tuple, set, frozenset) and isinstance(value, list):
+        item = args[0] if args else Any
+        return origin(coerce(v, item, f"{where}[{i}]") for i, v in enumerate(value))
+    if origin is dict and isinstance(value, dict):
+        return {k: coerce(v, args[1] if args else Any, f"{where}.{k}") for k, v in value.items()}
+    if origin is typing.Literal:
+        if value in args:
+            return value
+        raise TypeError(f"{where}: expected one of {list(args)}, got {value!r}")
+    if target is float and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(target, type) and dataclasses.is_dataclass(target) and isinstance(value, dict):
+        return _dataclass(value, target, where)
+    if hasattr(target, "model_validate") and isinstance(value, dict):
+        try:
+            return target.model_validate(value)
+        except Exception as err:  # pydantic ValidationError
+            raise TypeError(f"{where}: not a valid {target.__name__}: {err}") from None
+    if isinstance(target, type) and isinstance(value, target) and not (
+            target is int and isinstance(value, bool)):
+        return value
+    raise TypeError(f"{where}: expected {getattr(target, '__name__', target)}, "
+                    f"got {type(value).__name__}")
+
+
+def _first_fit(value: Any, options: tuple, where: str) -> Any:
+    if value is None and type(None) in options:
+        return None
+    for option in (o for o in options if o is not type(None)):
+        try:
+            return coerce(value, option, where)
+        except TypeError:
+            continue
+    raise TypeError(f"{where}: {type(value).__name__} fits none of "
+                    f"{[getattr(o, '__name__', str(o)) for o in options]}")
+
+
+def _dataclass(value: dict, target: type, where: str) -> Any:
+    hints = typing.get_type_hints(target)
+    names = {f.name for f in dataclasses.fields(target) if f.init}
+    unknown = sorted(set(value) - names)
+    if unknown:
+        raise TypeError(f"{where}: unknown field(s) {', '.join(unknown)} for {target.__name__}")
+    kwargs = {k: coerce(v, hints.get(k, Any), f"{where}.{k}") for k, v in value.items()}
+    try:
+        return target(**kwargs)
+    except TypeError as err:
+        raise TypeError(f"{where}: {err}") from None
+
+
+def as_text(value: Any) -> str:
+    """How a typed input/expected/output value is shown to targets and judges."""
+    if isinstance(value, str):
+        return value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        value = dataclasses.asdict(value)
+    elif hasattr(value, "model_dump"):
+        value = value.model_dump(mode="json")
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+class CallableProvider(BaseProvider):
+    """A Python function as the target: ``fn(sample.input) -> output`` (sync or async).
+    The typed output is kept for the evaluator; targets and records see ``as_text``."""
+
+    kind = "python"
+
+    def __init__(self, target: Target, fn: Callable[[Any], Any], inputs: dict[str, Any]):
+        super().__init__(target)
+        self.fn, self.inputs = fn, inputs
+        self.outputs: dict[tuple[str, int], Any] = {}
+
+    async def invoke(self, request: Request) -> Response:
+        started = time.perf_counter()
+        value = self.inputs[request.eval_id]
+        if inspect.iscoroutinefunction(self.fn):
+            output = await self.fn(value)
+        else:
+            output = await asyncio.to_thread(self.fn, value)
+        if isinstance(output, Response):
+            self.outputs[(request.eval_id, request.trial)] = output.text
+            return output
+        self.outputs[(request.eval_id, request.trial)] = output
+        return Response(text=as_text(output), latency_ms=(time.perf_counter() - started) * 1000)
+
+
+
+
+def _log(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+def run_dataset(dataset: Dataset, target: str | Target | Callable[[Any], Any], evaluator: Any, *,
+                targets: str | None = None, judge: str | Target | None = None,
+                workers: int = 1, out: str | None = None, name: str = "dataset",
+                log: Callable[[str], None] = _log) -> EvalReport:
+    """Run every sample against ``target`` and score it with ``evaluator``, through the same
+    Prefect flow as ``agentv eval`` (result records, Parquet and artifacts included).
+
+    ``target``: a name in targets.yaml (``targets`` is its path; else it is discovered from
+    the current directory), a ``Target``, or a Python callable ``input -> output``.
+    ``evaluator``: a typed function ``(output, expected[, session]) -> Score``, an agentv
+    ``Evaluator``, or a list of them. ``judge`` names the judge target for judge-based
+    evaluators (default: the target's ``judge_target``). Raises ``ConfigError`` before
+    anything runs when the target or judge cannot be resolved."""
+    from tasks.expand import Job
+    from tasks.plan import EvalOptions, Plan, parse_workers
+    from tasks.runtime import build_runtimes
+
+    used, main, judge_name = _targets(target, judge, targets, log)
+    provider = (CallableProvider(used[main], target, {s.id: s.input for s in dataset})
+                if used[main].provider == "python" else None)
+    suite = dataset_suite(dataset, name, _evaluators(evaluator, dataset, provider))
+    opts = EvalOptions(paths=[suite.path], out=out, workers=parse_workers(workers))
+    plan = Plan(opts, [suite], used, {main: judge_name}, [Job(c, main) for c in suite.cases],
+                opts.workers)
+    runtimes = (_callable_runtime(provider, used.get(judge_name or "")) if provider
+                else build_runtimes(plan))
+    records: list[dict[str, Any]] = []
+    outcome = _run_through_flow(plan, runtimes, records.append, log)
+    return report_from_records(records, [s.id for s in dataset], outcome.get("results"))
+
+
+evaluate = run_dataset  # seed 002 spelling
+
+
+def dataset_suite(dataset: Dataset, name: str, evaluators: list[Any]):
+    from tasks.files import EvalCase, EvalSuite
+    from tasks.messages import Message, Segment
+
+    path = str(Path.cwd() / f"{name}.dataset")
+    cases = [EvalCase(id=s.id, file=path, line=i, dataset=name,
+                      input_messages=[Message("user", [Segment("text", as_text(s.input))])],
+                      expected_messages=[Message("assistant", [Segment("text", as_text(s.expected))],
+                                                 s.expected if isinstance(s.expected, dict)
+                                                 else None)],
+                      evaluators=evaluators)
+             for i, s in enumerate(dataset, 1)]
+    return EvalSuite(path=path, dataset=name, cases=cases)
+
+
+def _targets(target: Any, judge: Any, targets_path: str | None, log: Callable[[str], None]):
+    """({name: Target} the run uses, the target's name, the judge's name)."""
+    from tasks.redact import register
+    from tasks.targets import discover_targets, load_targets
+
+    def resolve(spec: Any) -> Target:
+        if isinstance(spec, Target):
+            return spec
+        path = discover_targets(targets_path, [])
+        if path is None:
+            raise ConfigError("no targets.yaml found (pass targets=<path>)", None, "targets")
+        resolved = load_targets(path, lambda w: log(f"warning: {w}")).resolve(str(spec))
+        register(resolved.secrets)
+        return resolved
+
+    if callable(target) and not isinstance(target, (str, Target)):
+        main = Target(name=_callable_name(target), provider="python", where="run_dataset")
+    else:
+        main = resolve(target)
+    judge_target = resolve(judge) if judge is not None else (
+        resolve(main.judge_target) if main.judge_target else None)
+    used = {main.name: main, **({judge_target.name: judge_target} if judge_target else {})}
+    return used, main.name, judge_target.name if judge_target else None
+
+
+def _callable_name(fn: Any) -> str:
+    name = getattr(fn, "__name__", "")
+    return name if name.isidentifier() else "python"
+
+
+def _callable_runtime(provider: CallableProvider, judge: Target | None):
+    from providers.registry import build_provider
+    from providers.retry import RetryingProvider, RetryPolicy
+    from tasks.run import TargetRuntime
+
+    judge_runtime = None
+    if judge is not None:
+        built = build_provider(judge)
+        built.check()
+        judge_runtime = RetryingProvider(built, RetryPolicy.from_settings(judge.settings,
+                                                                          judge.where))
+    wrapped = RetryingProvider(provider, RetryPolicy(max_retries=0))
+    return {provider.name: TargetRuntime(provider.name, wrapped, False, judge_runtime)}
+
+
+def _evaluators(evaluator: Any, dataset: Dataset, provider: CallableProvider | None
+                ) -> list[Any]:
+    from evaluators.base import Evaluator
+    from evaluators.python_eval import PythonEvaluator
+
+    expected = {s.id: s.expected for s in dataset}
+
+    def output_of(ctx):
+        if provider is None:
+            return ctx.candidate_answer
+        return provider.outputs.get((ctx.eval_id, ctx.trial), ctx.candidate_answer)
+
+    items = evaluator if isinstance(evaluator, (list, tuple)) else [evaluator]
+    built = [e if isinstance(e, Evaluator) else PythonEvaluator.from_function(
+        e, output_of=output_of, expected_of=lambda ctx: expected[ctx.eval_id]) for e in items]
+    if not built:
+        raise ConfigError("run_dataset needs at least one evaluator", None, "evaluator")
+    seen: dict[str, int] = {}
+    for e in built:  # unique names, as build_evaluators gives YAML members
+        seen[e.label] = seen.get(e.label, 0) + 1
+        if seen[e.label] > 1:
+            e.name = f"{e.label}_{seen[e.label]}"
+    return built
+
+
+def _run_through_flow(plan, runtimes, on_record, log) -> dict[str, Any]:
+    """Run the prebuilt plan through the same Prefect flow as ``agentv eval`` (lazy import:
+    Prefect loads only here)."""
+    from flows.eval import run_plan
+    return run_plan(plan, runtimes, on_record=on_record, log=log)

@@ -1,0 +1,62 @@
+"""Scale-out options, checked before Prefect is imported.
+
+* ``--shard I/N``: run only the I-th of N shards of the plan (jobs I-1, I-1+N, …), so N
+  flow runs — e.g. N runs of one deployment picked up by the workers of a work pool —
+  share a suite. ``load_results`` reads the shards' files together (a list or a glob).
+* ``--task-runner dask [--dask-address tcp://host:8786]``: the flow's case batches run on
+  a Dask cluster through prefect-dask (a local cluster when no address is given).
+"""
+from __future__ import annotations
+
+import importlib.util
+import re
+from typing import Any, TypeVar
+
+from providers.base import ConfigError
+
+TASK_RUNNERS = ("default", "dask")
+T = TypeVar("T")
+
+
+def parse_shard(value: str | None) -> tuple[int, int] | None:
+    if value in (None, ""):
+        return None
+    match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", str(value))
+    if not match:
+        raise ConfigError(f"must look like I/N (e.g. 2/4), got {value!r}", None, "--shard")
+    index, count = int(match.group(1)), int(match.group(2))
+    if count < 1 or not 1 <= index <= count:
+        raise ConfigError(f"needs 1 <= I <= N, got {value!r}", None, "--shard")
+    return index, count
+
+
+def select_shard(jobs: list[T], shard: tuple[int, int] | None) -> list[T]:
+    """Round-robin split: shard I of N keeps every N-th job starting at I-1."""
+    if shard is None:
+        return jobs
+    index, count = shard
+    return jobs[index - 1::count]
+
+
+def check_task_runner(kind: str | None, address: str | None) -> str:
+    """Validate ``--task-runner``; an address alone implies dask."""
+    kind = kind or ("dask" if address else "default")
+    if kind not in TASK_RUNNERS:
+        raise ConfigError(f"unknown task runner '{kind}' (expected one of: "
+                          f"{', '.join(TASK_RUNNERS)})", None, "--task-runner")
+    if address and kind != "dask":
+        raise ConfigError("only applies with --task-runner dask", None, "--dask-address")
+    if kind == "dask" and importlib.util.find_spec("prefect_dask") is None:
+        raise ConfigError("needs prefect-dask: pip install 'agentv[dask]'", None,
+                          "--task-runner")
+    return kind
+
+
+def make_task_runner(kind: str, address: str | None) -> Any:
+    """The Prefect task runner for ``kind`` (None: the flow's default)."""
+    if kind != "dask":
+        return None
+    from prefect_dask import DaskTaskRunner
+    if address:
+        return DaskTaskRunner(address=address)
+    return DaskTaskRunner(cluster_kwargs={"dashboard_address": None, "processes": True})
