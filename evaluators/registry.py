@@ -5,13 +5,13 @@ values raise ``ConfigError`` naming file:line and field.
 """
 from __future__ import annotations
 
-import importlib
 from typing import Any, Callable
 
 from pydantic import ValidationError
 
 from evaluators.base import Evaluator
 from providers.base import ConfigError
+from providers.lazyload import load_symbol
 
 # type -> "module:Class"
 EVALUATORS: dict[str, str] = {
@@ -62,9 +62,8 @@ def evaluator_class(kind: str, where: str = "") -> type[Evaluator]:
     if spec is None:
         raise ConfigError(f"unknown evaluator type '{kind}' (known: {', '.join(known_types())})",
                           where, "type")
-    module_name, _, cls_name = spec.partition(":")
     try:
-        return getattr(importlib.import_module(module_name), cls_name)
+        return load_symbol(spec)
     except (ImportError, AttributeError) as err:
         raise ConfigError(f"evaluator type '{kind}' is not available ({err})", where,
                           "type") from None

@@ -32,7 +32,7 @@ def run_eval(opts: EvalOptions, *, on_record: Callable[[dict], None] | None = No
              on_plan: Callable[[Any], None] | None = None,
              log: Callable[[str], None] = lambda m: print(m, file=sys.stderr)) -> dict[str, Any]:
     """Validate, preflight, then run the flow; raises ConfigError before anything runs."""
-    from flows.server import ensure_api, running_api
+    from flows.server import running_api
     quiet_prefect_console(opts.verbose)
     if running_api():  # a server answers: import Prefect while the files are validated
         preload("flows.pipeline", "pandas", "pyarrow.parquet")

@@ -14,7 +14,7 @@ import uuid
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
-from prefect import flow, get_run_logger, task
+from prefect import get_run_logger, task
 from prefect.artifacts import acreate_table_artifact
 from prefect.cache_policies import NO_CACHE
 
@@ -181,8 +181,8 @@ async def _interrupt_watchdog(state: RunState) -> None:
         await asyncio.sleep(0.1)
     while time.monotonic() - state.stop_requested < INTERRUPT_GRACE_S and state.in_flight:
         await asyncio.sleep(0.05)
-    for task in list(state.in_flight):
-        task.cancel()
+    for in_flight in list(state.in_flight):
+        in_flight.cancel()
 
 
 async def _run_all(state: RunState, token: str, jobs: list[Job]) -> None:

@@ -1,9 +1,8 @@
 """Provider kinds → implementing class, imported lazily (litellm only when used)."""
 from __future__ import annotations
 
-import importlib
-
 from providers.base import BaseProvider, ConfigError, Target
+from providers.lazyload import load_symbol
 
 # kind -> "module:Class". Aliases point at the same class.
 PROVIDERS: dict[str, str] = {
@@ -31,10 +30,8 @@ def provider_class(kind: str, where: str = "") -> type[BaseProvider]:
     if spec is None:
         raise ConfigError(f"unknown provider '{kind}' (known: {', '.join(known_kinds())})",
                           where, "provider")
-    module_name, _, cls_name = spec.partition(":")
     try:
-        module = importlib.import_module(module_name)
-        return getattr(module, cls_name)
+        return load_symbol(spec)
     except (ImportError, AttributeError):
         raise ConfigError(f"provider '{kind}' is not available yet", where, "provider") from None
 

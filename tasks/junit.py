@@ -12,8 +12,6 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
 from tasks.redact import redact
 
 JUNIT_COLUMNS = ["eval_id", "dataset", "target", "trial", "score", "verdict", "error",
@@ -32,7 +30,8 @@ def _misses(row: Any) -> list[str]:
 
 
 def _testcase(suite: ET.Element, row: Any, classname: str, with_trial: bool) -> str:
-    seconds = 0.0 if pd.isna(row.latency_ms) else row.latency_ms / 1000
+    latency = row.latency_ms
+    seconds = 0.0 if latency is None or latency != latency else latency / 1000  # NaN-safe
     case = ET.SubElement(suite, "testcase", name=_case_name(row, with_trial),
                          classname=classname, time=f"{seconds:.3f}")
     if row.verdict == "error":
