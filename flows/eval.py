@@ -52,12 +52,10 @@ def run_plan(plan, runtimes, *, on_record: Callable[[dict], None] | None = None,
     quiet_prefect_console(plan.options.verbose)
     ensure_api(log)
     from flows.pipeline import RunState, eval_flow, register_run
-    from tasks.stats import slim
     state = RunState(plan=plan, runtimes=runtimes, on_record=on_record,
                      append=finished is not None)
     if finished is not None:
         state.done_keys = finished.keys
-        state.rows = [slim(r) for r in finished.records]
         state.errors = [{k: r.get(k) for k in ("eval_id", "target", "error")}
                         for r in finished.records if r.get("error")]
     token = register_run(state)

@@ -25,7 +25,6 @@ from tasks.expand import Job
 from tasks.plan import EvalOptions, Plan, build_plan, file_worker_caps
 from tasks.run import CaseRunner, RunOptions, TargetRuntime
 from tasks.runtime import build_runtimes, close_runtimes
-from tasks.stats import slim
 from tasks.write import ResultWriter, default_results_path
 
 
@@ -37,7 +36,6 @@ class RunState:
     runtimes: dict[str, TargetRuntime] | None = None
     on_record: Callable[[dict[str, Any]], None] | None = None
     done_keys: set[str] = field(default_factory=set)
-    rows: list[dict[str, Any]] = field(default_factory=list)
     errors: list[dict[str, Any]] = field(default_factory=list)
     writer: ResultWriter | None = None
     runner: CaseRunner | None = None
@@ -121,7 +119,6 @@ async def _run_one(state: RunState, job: Job) -> dict[str, Any] | None:
 
 def record_finished(state: RunState, record: dict[str, Any]) -> None:
     state.writer.write(record)
-    state.rows.append(slim(record))
     if record.get("error"):
         state.errors.append({"eval_id": record["eval_id"], "target": record["target"],
                              "error": record["error"]})
