@@ -29,6 +29,9 @@ def prefect_api(tmp_path_factory) -> str:
     for key, value in server.QUIET_ENV.items():
         os.environ.setdefault(key, value)
     yield url
+    if "prefect" in sys.modules:  # in-process runs: their logs reach the API before it stops
+        from prefect.logging.handlers import APILogWorker
+        APILogWorker.drain_all(timeout=5)
     server.stop_server()
 
 
