@@ -35,7 +35,7 @@ def run_eval(opts: EvalOptions, *, on_record: Callable[[dict], None] | None = No
     from flows.server import running_api
     quiet_prefect_console(opts.verbose)
     if running_api():  # a server answers: import Prefect while the files are validated
-        preload("flows.pipeline", "pandas", "pyarrow.parquet")
+        preload("flows.pipeline", "aiohttp", "pandas", "pyarrow.parquet")
     finished = _resume(opts, log)
     plan = build_plan(opts, warn=lambda w: log(f"warning: {w}"))
     runtimes = build_runtimes(plan)
