@@ -31,49 +31,108 @@ class LineList(list):
         return lines[index] if index < len(lines) else self.line
 
 
-_Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when available
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when available
+_RESOLVER = yaml.resolver.Resolver()
+_CONSTRUCTOR = yaml.constructor.SafeConstructor()
+_TIMESTAMP = "tag:yaml.org,2002:timestamp"
+_MERGE = "tag:yaml.org,2002:merge"
 
 
-class _Loader(_Base):
-    pass
+def _scalar(event: yaml.ScalarEvent, name: str) -> Any:
+    tag = event.tag if event.tag not in (None, "!") else \
+        _RESOLVER.resolve(yaml.ScalarNode, event.value, event.implicit)
+    if tag in (_TIMESTAMP, _MERGE):
+        return event.value  # dates stay as written (JSON-safe); "<<" is handled by _Builder
+    construct = _CONSTRUCTOR.yaml_constructors.get(tag)
+    if construct is None:
+        raise ConfigError(f"unsupported YAML tag {tag}", f"{name}:{event.start_mark.line + 1}")
+    node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
+    return construct(_CONSTRUCTOR, node)
 
 
-def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> LineDict:
-    loader.flatten_mapping(node)
-    result = LineDict()
-    result.line = node.start_mark.line + 1
-    result.key_lines = {}
-    for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=True)
-        if not isinstance(key, (str, int, float, bool)) and key is not None:
-            name = getattr(loader, "agentv_name", node.start_mark.name)
-            raise ConfigError("mapping keys must be scalars",
-                              f"{name}:{key_node.start_mark.line + 1}")
-        key = str(key) if not isinstance(key, str) else key
-        result[key] = loader.construct_object(value_node, deep=True)
-        result.key_lines[key] = key_node.start_mark.line + 1
-    return result
+class _Builder:
+    """Builds LineDict/LineList straight from parser events: no node graph is kept, so a
+    20,000-case file costs the memory of its values, not of its YAML nodes."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.stack: list[list[Any]] = []  # [container, pending key, key line]
+        self.anchors: dict[str, Any] = {}
+        self.root: Any = None
+
+    def add(self, value: Any, line: int) -> None:
+        if not self.stack:
+            self.root = value
+            return
+        frame = self.stack[-1]
+        container = frame[0]
+        if isinstance(container, LineList):
+            container.append(value)
+            container.item_lines.append(line)
+        elif frame[1] is _NO_KEY:
+            if isinstance(value, (dict, list)):
+                raise ConfigError("mapping keys must be scalars", f"{self.name}:{line}")
+            frame[1], frame[2] = value if isinstance(value, str) else str(value), line
+        else:
+            self.set_item(container, frame[1], value, frame[2])
+            frame[1] = _NO_KEY
+
+    @staticmethod
+    def set_item(container: LineDict, key: str, value: Any, line: int) -> None:
+        if key == "<<":  # merge keys: explicit keys win
+            for merged in value if isinstance(value, list) else [value]:
+                for k, v in (merged or {}).items():
+                    if k not in container:
+                        container[k] = v
+                        container.key_lines[k] = line
+            return
+        container[key] = value
+        container.key_lines[key] = line
+
+    def open(self, container: LineDict | LineList, event) -> None:
+        container.line = event.start_mark.line + 1
+        if isinstance(container, LineDict):
+            container.key_lines = {}
+        else:
+            container.item_lines = []
+        if event.anchor:
+            self.anchors[event.anchor] = container
+        self.stack.append([container, _NO_KEY, 0])
+
+    def close(self) -> None:
+        container = self.stack.pop()[0]
+        self.add(container, container.line)
+
+    def feed(self, event) -> None:
+        if isinstance(event, yaml.ScalarEvent):
+            value = _scalar(event, self.name)
+            if event.anchor:
+                self.anchors[event.anchor] = value
+            self.add(value, event.start_mark.line + 1)
+        elif isinstance(event, yaml.MappingStartEvent):
+            self.open(LineDict(), event)
+        elif isinstance(event, yaml.SequenceStartEvent):
+            self.open(LineList(), event)
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            self.close()
+        elif isinstance(event, yaml.AliasEvent):
+            if event.anchor not in self.anchors:
+                raise ConfigError(f"unknown alias *{event.anchor}",
+                                  f"{self.name}:{event.start_mark.line + 1}")
+            self.add(self.anchors[event.anchor], event.start_mark.line + 1)
+        elif isinstance(event, yaml.DocumentStartEvent) and self.root is not None:
+            raise ConfigError("expected a single YAML document, found several",
+                              f"{self.name}:{event.start_mark.line + 1}")
 
 
-def _construct_sequence(loader: _Loader, node: yaml.SequenceNode) -> LineList:
-    result = LineList(loader.construct_object(child, deep=True) for child in node.value)
-    result.line = node.start_mark.line + 1
-    result.item_lines = [child.start_mark.line + 1 for child in node.value]
-    return result
-
-
-def _construct_timestamp_as_str(loader: _Loader, node: yaml.ScalarNode) -> str:
-    return loader.construct_scalar(node)  # keep dates as written (JSON-safe)
-
-
-_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_sequence)
-_Loader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp_as_str)
+_NO_KEY = object()
 
 
 def parse_yaml(text: str, name: str) -> Any:
+    builder = _Builder(name)
     try:
-        return yaml.load(text, Loader=_make_loader(name))  # noqa: S506 - SafeLoader subclass
+        for event in yaml.parse(text, Loader=_Loader):
+            builder.feed(event)
     except ConfigError:
         raise
     except yaml.MarkedYAMLError as err:
@@ -83,14 +142,7 @@ def parse_yaml(text: str, name: str) -> Any:
         raise ConfigError(f"malformed YAML: {problem}", f"{name}{line}") from None
     except yaml.YAMLError as err:
         raise ConfigError(f"malformed YAML: {err}", name) from None
-
-
-def _make_loader(name: str):
-    def factory(stream: str) -> _Loader:
-        loader = _Loader(stream)
-        loader.agentv_name = name
-        return loader
-    return factory
+    return builder.root
 
 
 def load_yaml_file(path: str | Path) -> Any:
