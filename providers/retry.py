@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import time
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, TypeVar
 
@@ -117,7 +118,15 @@ class RetryingProvider:
     async def invoke_counted(self, request):
         async def once(attempt: int):
             request.attempt = attempt
-            return await self.provider.invoke(request)
+            if not log.isEnabledFor(logging.INFO):
+                return await self.provider.invoke(request)
+            started = time.perf_counter()
+            response = await self.provider.invoke(request)
+            log.info("call %s (%s) for %s [%s] attempt %d: %.0f ms%s", self.name, self.kind,
+                     request.eval_id, request.purpose, attempt,
+                     (time.perf_counter() - started) * 1000,
+                     " (cached)" if getattr(response, "cached", False) else "")
+            return response
         return await call_with_retries(once, self.policy, f"{self.name}:{request.eval_id}")
 
     async def invoke(self, request):
