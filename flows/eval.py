@@ -6,9 +6,6 @@ then the local Prefect server is ensured and the ``agentv-eval`` flow runs.
 from __future__ import annotations
 
 import asyncio
-import importlib
-import threading
-import os
 import signal
 import sys
 import time
@@ -20,22 +17,13 @@ from tasks.plan import EvalOptions, build_plan
 from tasks.runtime import build_runtimes
 
 
-def quiet_prefect_console(verbose: bool) -> None:
-    """Prefect's own INFO lines stay out of the console (they still reach the API)."""
-    if verbose:
-        return
-    for handler in ("CONSOLE", "CONSOLE_FLOW_RUNS", "CONSOLE_TASK_RUNS"):
-        os.environ.setdefault(f"PREFECT_LOGGING_HANDLERS_{handler}_LEVEL", "WARNING")
-
-
 def run_eval(opts: EvalOptions, *, on_record: Callable[[dict], None] | None = None,
              on_plan: Callable[[Any], None] | None = None,
              log: Callable[[str], None] = lambda m: print(m, file=sys.stderr)) -> dict[str, Any]:
     """Validate, preflight, then run the flow; raises ConfigError before anything runs."""
-    from flows.server import running_api
+    from flows.preload import preload_if_api_ready, quiet_prefect_console
     quiet_prefect_console(opts.verbose)
-    if running_api():  # a server answers: import Prefect while the files are validated
-        preload("flows.pipeline", "aiohttp", "pandas", "pyarrow.parquet")
+    preload_if_api_ready()  # a server answers: import Prefect while the files are validated
     finished = _resume(opts, log)
     plan = build_plan(opts, warn=lambda w: log(f"warning: {w}"))
     runtimes = build_runtimes(plan)
@@ -48,6 +36,7 @@ def run_plan(plan, runtimes, *, on_record: Callable[[dict], None] | None = None,
              log: Callable[[str], None] = lambda m: print(m, file=sys.stderr),
              finished=None) -> dict[str, Any]:
     """Run a validated plan (targets preflight-checked) through the ``agentv-eval`` flow."""
+    from flows.preload import quiet_prefect_console
     from flows.server import ensure_api
     quiet_prefect_console(plan.options.verbose)
     ensure_api(log)
@@ -68,19 +57,6 @@ def run_plan(plan, runtimes, *, on_record: Callable[[dict], None] | None = None,
     finally:
         from prefect.logging.handlers import APILogWorker
         APILogWorker.drain_all(timeout=5)  # the run's logs reach the API before we return
-
-
-def preload(*modules: str) -> threading.Thread:
-    """Import heavy modules in the background (the caller's later import just waits)."""
-    def work() -> None:
-        for name in modules:
-            try:
-                importlib.import_module(name)
-            except Exception:  # noqa: BLE001 - the real import will report it
-                return
-    thread = threading.Thread(target=work, name="agentv-preload", daemon=True)
-    thread.start()
-    return thread
 
 
 def _resume(opts: EvalOptions, log):

@@ -1,0 +1,46 @@
+"""Import Prefect (and what the end of a run needs) in the background, as early as possible.
+
+Prefect's import costs 1–2 s here. When a Prefect API is already reachable, agentv starts
+that import on a thread at the very start of ``agentv eval`` so it overlaps argument
+parsing, file validation and preflight; the main thread's later import just waits for it.
+Prefect reads its settings at import, so this only happens after ``PREFECT_API_URL`` is set.
+"""
+from __future__ import annotations
+
+import importlib
+import os
+import threading
+
+HEAVY = ("flows.pipeline", "aiohttp", "pandas", "pyarrow.parquet")
+_started: list[threading.Thread] = []
+
+
+def quiet_prefect_console(verbose: bool) -> None:
+    """Prefect's own INFO lines stay out of the console (they still reach the API)."""
+    if verbose:
+        return
+    for handler in ("CONSOLE", "CONSOLE_FLOW_RUNS", "CONSOLE_TASK_RUNS"):
+        os.environ.setdefault(f"PREFECT_LOGGING_HANDLERS_{handler}_LEVEL", "WARNING")
+
+
+def preload(*modules: str) -> threading.Thread:
+    def work() -> None:
+        for name in modules:
+            try:
+                importlib.import_module(name)
+            except Exception:  # noqa: BLE001 - the real import will report it
+                return
+    thread = threading.Thread(target=work, name="agentv-preload", daemon=True)
+    thread.start()
+    return thread
+
+
+def preload_if_api_ready() -> bool:
+    """Once per process: if a Prefect API answers, point at it and start the imports."""
+    if _started:
+        return True
+    from flows.server import running_api
+    if not running_api():
+        return False
+    _started.append(preload(*HEAVY))
+    return True
