@@ -6,27 +6,21 @@ Members nest (an ``all_of`` may hold an ``any_of``) and each keeps its own resul
 """
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from pydantic import PrivateAttr, ValidationInfo, model_validator
+from pydantic import ValidationInfo, model_validator
 
-from evaluators.base import EvalContext, Evaluator, EvaluatorResult
-from evaluators.members import build_members, joined_reasoning, prefixed, run_members
+from evaluators.base import EvalContext, EvaluatorResult
+from evaluators.members import WithMembers, joined_reasoning, prefixed, run_members
 
 
-class _Combinator(Evaluator):
-    evaluators: Any  # the raw list (Any keeps the YAML loader's line numbers)
-    _members: list[Evaluator] = PrivateAttr(default_factory=list)
+class _Combinator(WithMembers):
     require_all: ClassVar[bool] = True
 
     @model_validator(mode="after")
     def _build(self, info: ValidationInfo) -> "_Combinator":
-        self._members = build_members(self.evaluators, self.base_dir, info, self.kind)
+        self.build_own_members(info)
         return self
-
-    @property
-    def members(self) -> list[Evaluator]:
-        return self._members
 
     async def evaluate(self, ctx: EvalContext) -> EvaluatorResult:
         results = await run_members(self._members, ctx)

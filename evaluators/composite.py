@@ -9,13 +9,13 @@ concurrently, each isolated; composites nest; unnamed members get generated name
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Literal, Union
 
-from pydantic import (AliasChoices, BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo,
+from pydantic import (AliasChoices, BaseModel, ConfigDict, Field, ValidationInfo,
                       model_validator)
 
-from evaluators.base import EvalContext, Evaluator, EvaluatorResult, verdict_for
-from evaluators.members import (build_members, joined_reasoning, member_summary, prefixed,
+from evaluators.base import EvalContext, EvaluatorResult, verdict_for
+from evaluators.members import (WithMembers, joined_reasoning, member_summary, prefixed,
                                 run_members)
 
 DEFAULT_AGGREGATOR_PROMPT = """Review the results of the evaluators below:
@@ -49,15 +49,13 @@ Aggregator = Annotated[Union[WeightedAverage, CodeAggregator, LlmAggregator],
                        Field(discriminator="type")]
 
 
-class Composite(Evaluator):
+class Composite(WithMembers):
     kind = "composite"
-    evaluators: Any  # the raw list (Any keeps the YAML loader's line numbers)
     aggregator: Aggregator = Field(default_factory=WeightedAverage)
-    _members: list[Evaluator] = PrivateAttr(default_factory=list)
 
     @model_validator(mode="after")
     def _build(self, info: ValidationInfo) -> "Composite":
-        self._members = build_members(self.evaluators, self.base_dir, info, "composite")
+        self.build_own_members(info)
         weights = getattr(self.aggregator, "weights", None) or {}
         names = [m.name for m in self._members]
         unknown = sorted(set(weights) - set(names))
@@ -70,10 +68,6 @@ class Composite(Evaluator):
             warn(f"{(info.context or {}).get('where', '')}: unknown key(s) {', '.join(extra)} "
                  f"in aggregator of '{self.label}' (ignored)")
         return self
-
-    @property
-    def members(self) -> list[Evaluator]:
-        return self._members
 
     async def evaluate(self, ctx: EvalContext) -> EvaluatorResult:
         results = await run_members(self._members, ctx)

@@ -9,9 +9,23 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from pydantic import ValidationInfo
+from pydantic import PrivateAttr, ValidationInfo
 
 from evaluators.base import EvalContext, Evaluator, EvaluatorResult, run_evaluator
+
+
+class WithMembers(Evaluator):
+    """Base of evaluators made of member evaluators (YAML ``evaluators:``)."""
+
+    evaluators: Any  # the raw list (Any keeps the YAML loader's line numbers)
+    _members: list[Evaluator] = PrivateAttr(default_factory=list)
+
+    @property
+    def members(self) -> list[Evaluator]:
+        return self._members
+
+    def build_own_members(self, info: ValidationInfo) -> None:
+        self._members = build_members(self.evaluators, self.base_dir, info, self.kind)
 
 
 def build_members(configs: Any, base_dir: str, info: ValidationInfo,
