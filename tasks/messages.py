@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from providers.base import ConfigError
-from tasks.discover import find_upward, repo_root
+from tasks.discover import find_upward, repo_root, upward_dirs
 from tasks.yamlsrc import LineDict, LineList, load_yaml_file, where
 
 ROLES = ("system", "user", "assistant", "tool")
@@ -110,10 +110,20 @@ def guideline_patterns(eval_dir: str) -> tuple[str, ...]:
 
 
 def resolve_file(value: str, base_dir: Path) -> Path:
+    """Relative to the eval file; ``/`` from the repo root. Like AgentV, a relative path
+    not found there is looked up from each parent directory up to the repo root, then the
+    current directory; the first existing match wins (else the eval-relative path)."""
     if value.startswith("/"):
         rooted = repo_root(str(base_dir)) / value.lstrip("/")
         return rooted if rooted.exists() or not Path(value).exists() else Path(value)
-    return (base_dir / value).resolve()
+    primary = (base_dir / value).resolve()
+    if primary.exists():
+        return primary
+    for root in [*upward_dirs(base_dir)[1:], Path.cwd()]:
+        candidate = (root / value).resolve()
+        if candidate.is_file():
+            return candidate
+    return primary
 
 
 def parse_content(content: Any, base_dir: Path, file: str, line: int,

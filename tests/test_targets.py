@@ -66,10 +66,16 @@ def test_duplicate_names_and_unknown_provider(tmp_path):
     with pytest.raises(ConfigError) as err:
         load_targets(dup, lambda w: None)
     assert err.value.where == f"{dup}:3" and "duplicate target name 'a'" in err.value.message
-    unknown = write(tmp_path / "u.yaml", "targets:\n  - name: a\n    provider: nope\n")
-    with pytest.raises(ConfigError) as err:
-        load_targets(unknown, lambda w: None)
+    unknown = write(tmp_path / "u.yaml", "targets:\n  - name: a\n    provider: nope\n"
+                                         "  - name: b\n    provider: mock\n")
+    warnings: list[str] = []
+    tf = load_targets(unknown, warnings.append)  # unused: a warning
+    assert "unknown provider 'nope'" in warnings[0] and f"{unknown}:3" in warnings[0]
+    tf.resolve("b")
+    with pytest.raises(ConfigError) as err:  # used: an error listing the known ones
+        tf.resolve("a")
     assert "known:" in err.value.message and "mock" in err.value.message
+    assert err.value.where == f"{unknown}:3"
 
 
 def test_selection_precedence():
