@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
 QUIET_ENV = {
@@ -120,21 +121,34 @@ def running_api() -> str | None:
     return url
 
 
+@contextmanager
+def _start_lock():
+    import fcntl
+    agentv_home().mkdir(parents=True, exist_ok=True)
+    with open(agentv_home() / "server.lock", "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
 def ensure_api(log=print) -> str | None:
     """Point this process at a Prefect API; returns the URL (None = temporary server)."""
     for key, value in QUIET_ENV.items():
         os.environ.setdefault(key, value)
     if os.environ.get("PREFECT_API_URL"):
         return os.environ["PREFECT_API_URL"]
-    url = running_url()
-    if url is None:
-        try:
-            log("agentv: starting the local Prefect server (first run only; it stays up, "
-                "stop it with `agentv server stop`)")
-            url = start_server()
-        except (OSError, RuntimeError) as err:
-            log(f"agentv: could not start a local Prefect server ({err}); "
-                "using Prefect's temporary server")
-            return None
+    try:
+        with _start_lock():  # two runs starting at once share one server
+            url = running_url()
+            if url is None:
+                log("agentv: starting the local Prefect server (first run only; it stays up, "
+                    "stop it with `agentv server stop`)")
+                url = start_server()
+    except (OSError, RuntimeError) as err:
+        log(f"agentv: could not start a local Prefect server ({err}); "
+            "using Prefect's temporary server")
+        return None
     os.environ["PREFECT_API_URL"] = url
     return url
