@@ -65,7 +65,8 @@ class RubricEvaluator(Evaluator):
                           chat=[{"role": "system", "content": system},
                                 {"role": "user", "content": prompt}],
                           attempt=ctx.attempt, trial=ctx.trial, purpose="judge",
-                          response_format="json")
+                          response_format="json",
+                          metadata={"rubric_ids": [i.id for i in items], "rubric_ranged": ranged})
         response = await ctx.call_judge(request)
         provider_request = {"user_prompt": prompt, "system_prompt": system,
                             "target": ctx.judge_name}

@@ -54,6 +54,20 @@ class MockProvider(BaseProvider):
             latency_ms=(time.perf_counter() - start) * 1000.0,
         )
 
+    @staticmethod
+    def _rubric_checks(request: Request, digest: bytes) -> dict:
+        """A rubric judge's reply: each rubric id satisfied (or scored) deterministically."""
+        checks = []
+        for n, rubric_id in enumerate(request.metadata["rubric_ids"]):
+            value = digest[n % len(digest)]
+            check = {"id": rubric_id, "reasoning": "Dry-run mock judge."}
+            if request.metadata.get("rubric_ranged"):
+                check["score"] = 5 + value % 6
+            else:
+                check["satisfied"] = value % 4 != 0
+            checks.append(check)
+        return {"checks": checks, "overall_reasoning": "Dry-run mock judge: deterministic."}
+
     def _maybe_fail(self, request: Request) -> None:
         if request.purpose == "judge":
             return
@@ -74,6 +88,8 @@ class MockProvider(BaseProvider):
         if canned is not None:
             return canned if isinstance(canned, str) else json.dumps(canned)
         digest = hashlib.sha256(request.question.encode()).digest()
+        if request.metadata.get("rubric_ids"):
+            return json.dumps(self._rubric_checks(request, digest))
         score = round(0.5 + (digest[0] / 255.0) * 0.5, 2)
         return json.dumps({"score": score, "hits": ["mock judge: answer received"],
                            "misses": [] if score >= 0.8 else ["mock judge: deterministic miss"],

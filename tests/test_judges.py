@@ -126,3 +126,14 @@ def test_evaluator_config_errors():
     warnings: list[str] = []
     build_evaluator({"type": "llm_judge", "colour": 1}, where="f.yaml:5", warn=warnings.append)
     assert "colour" in warnings[0]
+
+
+def test_dry_run_mock_judge_answers_rubric_prompts():
+    from evaluators.rubric import RubricEvaluator
+    ctx = ctx_with_judge(None)
+    ctx.judge = MockProvider(Target(name="judge", provider="mock"))  # no canned reply
+    ctx.rubrics = [{"id": "names-bug", "description": "names the bug", "weight": 2},
+                   {"id": "gives-fix", "description": "gives a fix"}]
+    result = asyncio.run(RubricEvaluator(type="rubric").evaluate(ctx))
+    assert result.error is None and not result.warnings
+    assert len(result.hits) + len(result.misses) == 2
