@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+from functools import lru_cache
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -169,6 +170,7 @@ def select_target_name(cli_target: str | None, case_target: str | None,
     return case_target or suite_target or "default"
 
 
+@lru_cache(maxsize=1024)
 def repo_relative(path: str) -> str:
     try:
         return str(Path(path).resolve().relative_to(repo_root()))
