@@ -7,6 +7,8 @@ recorded); they never fail the case or the run. No Prefect imports here.
 """
 from __future__ import annotations
 
+from abc import abstractmethod
+
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -123,8 +125,9 @@ class Evaluator(BaseModel):
     def label(self) -> str:
         return self.name or self.type or self.kind
 
-    async def evaluate(self, ctx: EvalContext) -> EvaluatorResult:  # pragma: no cover
-        raise NotImplementedError
+    @abstractmethod
+    async def evaluate(self, ctx: EvalContext) -> EvaluatorResult:
+        """Score one case; exceptions become this evaluator's error result."""
 
     def result(self, score: float, hits: list[str] | None = None,
                misses: list[str] | None = None, reasoning: str = "", **kw: Any

@@ -6,6 +6,8 @@ common result shape (passed → verdict pass and a hit, else fail and a miss).
 """
 from __future__ import annotations
 
+from abc import abstractmethod
+
 from typing import Any
 
 from evaluators.base import EvalContext, Evaluator, EvaluatorResult
@@ -40,8 +42,9 @@ def score_result(evaluator: Evaluator, score: Score, **kw: Any) -> EvaluatorResu
 class ScoreEvaluator(Evaluator):
     """Base for evaluators defined by one ``Score``."""
 
-    async def score(self, ctx: EvalContext) -> Score:  # pragma: no cover - interface
-        raise NotImplementedError
+    @abstractmethod
+    async def score(self, ctx: EvalContext) -> Score:
+        """The one Score this evaluator gives a case."""
 
     async def evaluate(self, ctx: EvalContext) -> EvaluatorResult:
         return score_result(self, await self.score(ctx))

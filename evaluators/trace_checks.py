@@ -6,6 +6,8 @@ Each applies the typed session check of ``evaluators.session_checks`` to the cas
 """
 from __future__ import annotations
 
+from abc import abstractmethod
+
 from typing import Any
 
 from pydantic import Field, model_validator
@@ -18,8 +20,9 @@ from evaluators.session import session_from_context
 
 
 class _SessionCheck(ScoreEvaluator):
-    def check(self) -> sc.SessionCheck:  # pragma: no cover - interface
-        raise NotImplementedError
+    @abstractmethod
+    def check(self) -> sc.SessionCheck:
+        """The session check this evaluator applies."""
 
     async def score(self, ctx: EvalContext) -> Score:
         return self.check()(ctx.candidate_answer, None, session_from_context(ctx))

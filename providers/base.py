@@ -8,6 +8,8 @@ This module must not import Prefect or litellm.
 """
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -103,7 +105,7 @@ class Provider(Protocol):
     async def invoke(self, request: Request) -> Response: ...
 
 
-class BaseProvider:
+class BaseProvider(ABC):
     """Convenience base: keeps the target and exposes typed settings access."""
 
     kind = "base"
@@ -119,8 +121,9 @@ class BaseProvider:
     def check(self) -> None:
         return None
 
-    async def invoke(self, request: Request) -> Response:  # pragma: no cover - interface
-        raise NotImplementedError
+    @abstractmethod
+    async def invoke(self, request: Request) -> Response:
+        """One call to the target; transient failures raise ProviderError(retryable=True)."""
 
     async def aclose(self) -> None:
         return None
