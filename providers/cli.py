@@ -28,11 +28,10 @@ from providers.agent_output import AgentOutput, parse_output
 from providers.base import BaseProvider, ProviderError, ProviderTimeout, Request, Response
 from providers.batch import batch_input, map_answers, parse_batch_output
 from providers.cli_settings import check_cwd, load_cli_config, probe, resolve_env
-from providers.process import ProcessResult, ProcessTimeout, run_process
+from providers.process import TAIL, ProcessResult, ProcessTimeout, run_process
 from providers.template import CommandTemplate
 
 log = logging.getLogger("agentv.cli")
-TAIL = 4000
 
 
 class CliProvider(BaseProvider):
@@ -125,13 +124,7 @@ class CliProvider(BaseProvider):
                                 details={"command": argv[0]}) from None
         if proc.stderr.strip():
             log.info("target %s, %s: stderr:\n%s", self.name, label, proc.stderr[-TAIL:].rstrip())
-        if proc.returncode != 0:
-            detail = (proc.stderr.strip() or proc.stdout.strip())[-500:]
-            raise ProviderError(f"command exited with code {proc.returncode}"
-                                + (f": {detail}" if detail else ""),
-                                details={"exit_code": proc.returncode, "command": argv[0],
-                                         "stderr": proc.stderr[-TAIL:],
-                                         "stdout": proc.stdout[-TAIL:]})
+        proc.check_exit("command", command=argv[0])
         return proc
 
     def _answer(self, template: CommandTemplate, proc: ProcessResult, out_file: str,
@@ -142,8 +135,7 @@ class CliProvider(BaseProvider):
             return Path(out_file).read_text(encoding="utf-8", errors="replace")
         except FileNotFoundError:
             raise ProviderError("the command exited 0 but did not write {OUTPUT_FILE}",
-                                details={"command": argv[0], "stdout": proc.stdout[-TAIL:],
-                                         "stderr": proc.stderr[-TAIL:]}) from None
+                                details=proc.details(command=argv[0])) from None
 
 
 def _unique(paths) -> list[str]:

@@ -30,7 +30,6 @@ from providers.preread import mirror_files, workspace_prompt
 from providers.process import ProcessTimeout, run_process
 
 log = logging.getLogger("agentv.codex")
-TAIL = 4000
 APPROVAL_PRESETS = {
     "read-only": ["--sandbox", "read-only", "--ask-for-approval", "never"],
     "auto": ["--full-auto"],
@@ -122,12 +121,8 @@ class CodexProvider(BaseProvider):
                                   "killed)") from None
         latency = (time.perf_counter() - started) * 1000.0
         self._save_log(request, lines, proc.stderr)
-        details = {"exit_code": proc.returncode, "stdout": proc.stdout[-TAIL:],
-                   "stderr": proc.stderr[-TAIL:]}
-        if proc.returncode != 0:
-            detail = (proc.stderr.strip() or proc.stdout.strip())[-500:]
-            raise ProviderError(f"codex exited with code {proc.returncode}"
-                                + (f": {detail}" if detail else ""), details=details)
+        proc.check_exit("codex")
+        details = proc.details()
         try:
             run = parse_stream(lines, self.model)
         except MalformedStream as err:

@@ -10,9 +10,12 @@ import os
 import signal
 import subprocess
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
+
+from providers.base import ProviderError
 
 GRACE_S = 2.0
+TAIL = 4000  # characters of stdout/stderr kept in a failed case's record
 STREAM_LIMIT = 64 * 1024 * 1024  # longest stdout line read with ``on_stdout_line``
 
 
@@ -22,6 +25,19 @@ class ProcessResult:
     stdout: str
     stderr: str
     timed_out: bool = False
+
+    def details(self, **extra: Any) -> dict[str, Any]:
+        """Exit code and output tails, for a failed case's record."""
+        return {"exit_code": self.returncode, "stdout": self.stdout[-TAIL:],
+                "stderr": self.stderr[-TAIL:], **extra}
+
+    def check_exit(self, what: str, **extra: Any) -> None:
+        """Raise ``ProviderError`` (with details) when ``what`` exited non-zero."""
+        if self.returncode == 0:
+            return
+        detail = (self.stderr.strip() or self.stdout.strip())[-500:]
+        raise ProviderError(f"{what} exited with code {self.returncode}"
+                            + (f": {detail}" if detail else ""), details=self.details(**extra))
 
 
 class ProcessTimeout(Exception):

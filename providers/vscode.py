@@ -23,10 +23,9 @@ from providers.base import (BaseProvider, ConfigError, ProviderError, ProviderTi
 from providers.cli_settings import seconds
 from providers.codex import find_executable
 from providers.preread import linked_prompt, unique_files
-from providers.process import ProcessTimeout, run_process
+from providers.process import TAIL, ProcessTimeout, run_process
 
 log = logging.getLogger("agentv.vscode")
-TAIL = 4000
 
 
 class VSCodeProvider(BaseProvider):
@@ -102,12 +101,8 @@ class VSCodeProvider(BaseProvider):
         if proc.stderr.strip():
             log.info("target %s, case %s: subagent stderr:\n%s", self.name, request.eval_id,
                      proc.stderr[-TAIL:].rstrip())
-        details = {"exit_code": proc.returncode, "stdout": proc.stdout[-TAIL:],
-                   "stderr": proc.stderr[-TAIL:]}
-        if proc.returncode != 0:
-            detail = (proc.stderr.strip() or proc.stdout.strip())[-500:]
-            raise ProviderError(f"subagent exited with code {proc.returncode}"
-                                + (f": {detail}" if detail else ""), details=details)
+        proc.check_exit("subagent")
+        details = proc.details()
         text = proc.stdout.strip()
         if not text:
             raise ProviderError("subagent returned no response", details=details)
