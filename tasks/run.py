@@ -73,8 +73,9 @@ class CaseRunner:
         if response.trace is None:  # AgentV: tool calls in output_messages are the trace
             response.trace = trace_from_messages(response.output_messages)
         self._dump_trace(job, attempts, response)
-        results = await self._evaluate(job, runtime, request, response, attempts)
-        return self._record(job, runtime, request, response, results, attempts, started)
+        summary = trace_summary(response.trace, response.usage)
+        results = await self._evaluate(job, runtime, request, response, attempts, summary)
+        return self._record(job, runtime, request, response, results, attempts, started, summary)
 
     def batching(self, jobs: list[Job]) -> bool:
         return bool(jobs) and self.targets[jobs[0].target].batch is not None
@@ -109,7 +110,8 @@ class CaseRunner:
         return answer, 1
 
     async def _evaluate(self, job: Job, runtime: TargetRuntime, request, response: Response,
-                        attempts: int) -> list[EvaluatorResult]:
+                        attempts: int, summary: dict[str, Any] | None
+                        ) -> list[EvaluatorResult]:
         case = job.case
         ctx = EvalContext(
             eval_id=case.id, question=request.question, candidate_answer=response.text,
@@ -123,7 +125,7 @@ class CaseRunner:
             judge=runtime.judge, judge_name=runtime.judge.name if runtime.judge else None,
             attempt=attempts, trial=job.trial,
             metadata={"transcript": transcript(case.input_messages),
-                      "trace_summary": trace_summary(response.trace, response.usage),
+                      "trace_summary": summary,
                       "user_segments": user_segments(case), "case_metadata": case.metadata},
         )
         return list(await asyncio.gather(*(run_evaluator(e, ctx) for e in case.evaluators)))
@@ -139,7 +141,8 @@ class CaseRunner:
                        req_key: provider_request_record(request, runtime.is_agent)})
         return record
 
-    def _record(self, job, runtime, request, response: Response, results, attempts, started):
+    def _record(self, job, runtime, request, response: Response, results, attempts, started,
+                summary: dict[str, Any] | None):
         record = self._base_record(job, runtime, request)
         judge_req = next((r.evaluator_provider_request for r in results
                           if r.evaluator_provider_request), None)
@@ -158,7 +161,6 @@ class CaseRunner:
         })
         if response.cached:
             record["cached"] = True
-        summary = trace_summary(response.trace, response.usage)
         if summary is not None:
             record["trace_summary"] = summary
         if self.options.include_trace:
