@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Idempotent set-up: a .venv with agentv and its test tools. Re-runs only when
-# pyproject.toml changed since the last successful install.
+# Idempotent set-up: a .venv with agentv. Re-runs only when pyproject.toml changed since
+# the last successful install. `bash setup.sh test` also installs the real programs the
+# tests drive (.ci/install.d/*.sh: Chromium, agent CLIs, ... at pinned versions).
 set -euo pipefail
 cd "$(dirname "$0")"
 PY=${PYTHON:-python3}
@@ -12,4 +13,12 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   .venv/bin/python -m pip install -q -e '.[test,dask]' 2>&1 | grep -v '^WARNING: Location' || true
   .venv/bin/python -c "import prefect, litellm, flows.cli" # fail loudly if the install broke
   echo "$want" > "$stamp"
+fi
+if [ "${1:-}" = test ]; then
+  # shellcheck source=.ci/lib.sh
+  . .ci/lib.sh
+  for script in .ci/install.d/*.sh; do
+    # shellcheck disable=SC1090
+    . "$script"
+  done
 fi

@@ -48,3 +48,22 @@ def run_cli(*args: str, cwd: Path | str | None = None, env: dict | None = None,
 def cli(prefect_api):
     """Run the agentv CLI against the session's Prefect server."""
     return run_cli
+
+
+TOOLS_BIN = ROOT / ".tools" / "bin"
+
+
+def real_tool(name: str) -> str:
+    """The path of a real program the tests drive (installed by ``bash setup.sh test`` under
+    .tools/bin, or found on PATH). Missing: the test is skipped locally and fails under CI,
+    where .ci/run has installed everything."""
+    import shutil
+    local = TOOLS_BIN / name
+    if local.exists():
+        return str(local)
+    found = shutil.which(name)
+    if found:
+        return found
+    if os.environ.get("CI"):
+        pytest.fail(f"{name} is not installed: `bash setup.sh test` installs it")
+    pytest.skip(f"{name} is not installed (`bash setup.sh test` installs it)")
