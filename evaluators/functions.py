@@ -10,7 +10,7 @@ import re
 from typing import Any, Callable
 
 from evaluators.jsonutil import number_in_text, parse_json, subset_mismatches
-from evaluators.score import Score, as_score, passed_score
+from evaluators.score import Score, as_score, passed_score, session_aware
 
 _SESSION_NAMES = ("SessionView", "Session")
 
@@ -100,23 +100,28 @@ def within_tolerance(tolerance: float, *, relative: bool = False) -> Callable[[A
 
 
 def is_session_aware(fn: Callable[..., Any]) -> bool:
-    """True when ``fn`` takes a third (session) argument."""
+    """True when ``fn`` needs the session: it has three REQUIRED positional parameters
+    (``def close(output, expected, tol=0.1)`` is plain), takes ``*args``, annotates its
+    third parameter as a ``SessionView``, or is one of agentv's session checks/combinators."""
     import inspect
 
+    if getattr(fn, "__agentv_session_aware__", False):
+        return True
     try:
         params = list(inspect.signature(fn).parameters.values())
     except (TypeError, ValueError):
         return False
-    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     if any(p.kind == p.VAR_POSITIONAL for p in params):
+        return True
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    required = [p for p in positional if p.default is inspect.Parameter.empty]
+    if len(required) >= 3:
         return True
     if len(positional) < 3:
         return False
     hint = positional[2].annotation
-    if hint is inspect.Parameter.empty:
-        return True
-    text = hint if isinstance(hint, str) else repr(hint)
-    return any(name in text for name in _SESSION_NAMES) or "Any" in text or "object" in text
+    text = hint if isinstance(hint, str) else getattr(hint, "__name__", repr(hint))
+    return hint is not inspect.Parameter.empty and any(n in text for n in _SESSION_NAMES)
 
 
 def adapt(evaluator: Callable[..., Any]) -> Callable[[Any, Any, Any], Score]:
@@ -127,7 +132,7 @@ def adapt(evaluator: Callable[..., Any]) -> Callable[[Any, Any, Any], Score]:
     def evaluate(output: Any, expected: Any, session: Any = None) -> Score:
         return as_score(evaluator(output, expected))
     evaluate.__name__ = getattr(evaluator, "__name__", "adapted")
-    return evaluate
+    return session_aware(evaluate)
 
 
 def _combine(evaluators: tuple[Callable[..., Any], ...], require_all: bool):
@@ -143,7 +148,7 @@ def _combine(evaluators: tuple[Callable[..., Any], ...], require_all: bool):
         return Score(value=value, passed=passed,
                      reason="; ".join(s.reason for s in scores if s.reason))
     evaluate.__name__ = "all_of" if require_all else "any_of"
-    return evaluate
+    return session_aware(evaluate)
 
 
 def all_of(*evaluators: Callable[..., Any]) -> Callable[[Any, Any, Any], Score]:

@@ -52,6 +52,7 @@ class PythonEvaluator(Evaluator):
     _fn: Callable[..., Any] | None = PrivateAttr(default=None)
     _output_of: Callable[[EvalContext], Any] | None = PrivateAttr(default=None)
     _expected_of: Callable[[EvalContext], Any] | None = PrivateAttr(default=None)
+    _session_of: Callable[[EvalContext], Any] | None = PrivateAttr(default=None)
 
     @model_validator(mode="after")
     def _load(self) -> "PythonEvaluator":
@@ -68,7 +69,8 @@ class PythonEvaluator(Evaluator):
     def from_function(cls, fn: Callable[..., Any], *, name: str | None = None,
                       weight: float = 1.0,
                       output_of: Callable[[EvalContext], Any] | None = None,
-                      expected_of: Callable[[EvalContext], Any] | None = None
+                      expected_of: Callable[[EvalContext], Any] | None = None,
+                      session_of: Callable[[EvalContext], Any] | None = None
                       ) -> "PythonEvaluator":
         """Wrap an in-memory function (typed API); ``output_of`` / ``expected_of`` pick the
         values it scores (default: the candidate answer and the case's expected answer)."""
@@ -77,6 +79,7 @@ class PythonEvaluator(Evaluator):
         evaluator = cls.model_construct(name=label, type="python", weight=weight,
                                         callable_=spec)
         evaluator._fn, evaluator._output_of, evaluator._expected_of = fn, output_of, expected_of
+        evaluator._session_of = session_of
         return evaluator
 
     async def evaluate(self, ctx: EvalContext) -> EvaluatorResult:
@@ -85,7 +88,8 @@ class PythonEvaluator(Evaluator):
         expected = self._expected_of(ctx) if self._expected_of else case_expected(ctx)
         call_args = [output, None if expected is MISSING else expected]
         if is_session_aware(fn):
-            call_args.append(session_from_context(ctx))
+            call_args.append(self._session_of(ctx) if self._session_of
+                             else session_from_context(ctx))
         if inspect.iscoroutinefunction(fn):
             value = await fn(*call_args)
         else:

@@ -57,6 +57,15 @@ def as_score(value: Any) -> Score:
                     f"got {type(value).__name__}")
 
 
+F = Any
+
+
+def session_aware(fn: F) -> F:
+    """Mark ``fn`` as session-aware although its session parameter is optional."""
+    fn.__agentv_session_aware__ = True
+    return fn
+
+
 # Type aliases for evaluator functions (documentation only)
 PlainEvaluator = Callable[[Any, Any], Score]
 SessionEvaluator = Callable[[Any, Any, Any], Score]

@@ -5,15 +5,19 @@ an ``EvalContext``: tool calls come from the normalized trace, or — when the t
 none — from ``output_messages[].tool_calls`` (AgentV's primary wire format, with
 ``{tool, input, duration_ms}`` or OpenAI ``{function: {name, arguments}}`` items).
 Token and cost totals prefer the provider's ``usage`` and fall back to trace sums.
+``session[ToolInvoked]`` / ``session[PromptExecuted]`` / ``session[MyType]`` are the
+seed's read-only slices (``evaluators.slices``); ``session_id`` names the case attempt.
 """
 from __future__ import annotations
 
 import json
 import re
+import uuid
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Iterator
 
+from evaluators.slices import SliceView, select
 from providers.trace import TraceEvent, event_from_dict
 
 if TYPE_CHECKING:
@@ -41,6 +45,8 @@ class SessionView:
     usage: "Usage | None" = None
     latency_ms: float | None = None
     has_trace: bool = True  # False when the target reported neither trace nor tool calls
+    session_id: str = ""  # a UUID naming the case attempt (target, sample, trial, attempt)
+    slices: tuple[Any, ...] = ()  # custom slice items a callable target returned
 
     def __iter__(self) -> Iterator[TraceEvent]:
         return iter(self.events)
@@ -48,8 +54,15 @@ class SessionView:
     def __len__(self) -> int:
         return len(self.events)
 
-    def __getitem__(self, event_type: str) -> tuple[TraceEvent, ...]:
-        return self.of_type(event_type)
+    def __getitem__(self, key: str | type) -> Any:
+        """``session[ToolInvoked]`` (or any slice type) → ``SliceView``; ``session["tool_call"]``
+        → the events of that trace type."""
+        if isinstance(key, str):
+            return self.of_type(key)
+        return self.slice(key)
+
+    def slice(self, slice_type: type) -> SliceView:
+        return select(self.events, self.slices, slice_type)
 
     def of_type(self, event_type: str) -> tuple[TraceEvent, ...]:
         return tuple(e for e in self.events if e.type == event_type)
@@ -114,7 +127,13 @@ def session_from_context(ctx: "EvalContext") -> SessionView:
         events.extend(from_messages)
         has_trace = has_trace or bool(from_messages)
     return SessionView(events=tuple(events), usage=ctx.usage, latency_ms=ctx.latency_ms,
-                       has_trace=has_trace)
+                       has_trace=has_trace, session_id=attempt_id(ctx))
+
+
+def attempt_id(ctx: "EvalContext") -> str:
+    """A stable UUID for one case attempt, the same for every evaluator of that attempt."""
+    key = f"agentv:{ctx.target}:{ctx.eval_id}:{ctx.trial}:{ctx.attempt}"
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, key))
 
 
 def message_tool_calls(messages: list[dict[str, Any]] | None) -> list[TraceEvent]:

@@ -9,12 +9,9 @@ Python callable) through the same Prefect flow as ``agentv eval``, and returns a
 """
 from __future__ import annotations
 
-import asyncio
 import dataclasses
-import inspect
 import json
 import sys
-import time
 import types
 import typing
 from dataclasses import dataclass
@@ -22,10 +19,9 @@ from pathlib import Path
 from typing import Any, Callable, Generic, Iterator, TypeVar
 
 from evaluators.report import EvalReport, EvalResult, report_from_records  # re-exported
-from providers.base import BaseProvider, ConfigError, Request, Response, Target
+from providers.base import Target
 
-__all__ = ["CallableProvider", "Dataset", "EvalReport", "EvalResult", "Sample", "coerce",
-           "evaluate", "run_dataset"]
+__all__ = ["Dataset", "EvalReport", "EvalResult", "Sample", "coerce", "evaluate", "run_dataset"]
 
 InputT = TypeVar("InputT")
 ExpectedT = TypeVar("ExpectedT")
@@ -158,33 +154,6 @@ def as_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
-class CallableProvider(BaseProvider):
-    """A Python function as the target: ``fn(sample.input) -> output`` (sync or async).
-    The typed output is kept for the evaluator; targets and records see ``as_text``."""
-
-    kind = "python"
-
-    def __init__(self, target: Target, fn: Callable[[Any], Any], inputs: dict[str, Any]):
-        super().__init__(target)
-        self.fn, self.inputs = fn, inputs
-        self.outputs: dict[tuple[str, int], Any] = {}
-
-    async def invoke(self, request: Request) -> Response:
-        started = time.perf_counter()
-        value = self.inputs[request.eval_id]
-        if inspect.iscoroutinefunction(self.fn):
-            output = await self.fn(value)
-        else:
-            output = await asyncio.to_thread(self.fn, value)
-        if isinstance(output, Response):
-            self.outputs[(request.eval_id, request.trial)] = output.text
-            return output
-        self.outputs[(request.eval_id, request.trial)] = output
-        return Response(text=as_text(output), latency_ms=(time.perf_counter() - started) * 1000)
-
-
-
-
 def _log(message: str) -> None:
     print(message, file=sys.stderr)
 
@@ -202,18 +171,22 @@ def run_dataset(dataset: Dataset, target: str | Target | Callable[[Any], Any], e
     ``Evaluator``, or a list of them. ``judge`` names the judge target for judge-based
     evaluators (default: the target's ``judge_target``). Raises ``ConfigError`` before
     anything runs when the target or judge cannot be resolved."""
+    from tasks.callable_target import CallableProvider, typed_evaluators
     from tasks.expand import Job
     from tasks.plan import EvalOptions, Plan, parse_workers
     from tasks.runtime import build_runtimes
+    from tasks.typed_targets import callable_runtime, run_targets
 
-    used, main, judge_name = _targets(target, judge, targets, log)
+    used, main, judge_name = run_targets(target, judge, targets, log)
     provider = (CallableProvider(used[main], target, {s.id: s.input for s in dataset})
                 if used[main].provider == "python" else None)
-    suite = dataset_suite(dataset, name, _evaluators(evaluator, dataset, provider))
+    expected = {s.id: s.expected for s in dataset}
+    suite = dataset_suite(dataset, name, typed_evaluators(evaluator, expected.__getitem__,
+                                                          provider))
     opts = EvalOptions(paths=[suite.path], out=out, workers=parse_workers(workers))
     plan = Plan(opts, [suite], used, {main: judge_name}, [Job(c, main) for c in suite.cases],
                 opts.workers)
-    runtimes = (_callable_runtime(provider, used.get(judge_name or "")) if provider
+    runtimes = (callable_runtime(provider, used.get(judge_name or "")) if provider
                 else build_runtimes(plan))
     records: list[dict[str, Any]] = []
     outcome = _run_through_flow(plan, runtimes, records.append, log)
@@ -236,76 +209,6 @@ def dataset_suite(dataset: Dataset, name: str, evaluators: list[Any]):
                       evaluators=evaluators)
              for i, s in enumerate(dataset, 1)]
     return EvalSuite(path=path, dataset=name, cases=cases)
-
-
-def _targets(target: Any, judge: Any, targets_path: str | None, log: Callable[[str], None]):
-    """({name: Target} the run uses, the target's name, the judge's name)."""
-    from tasks.redact import register
-    from tasks.targets import discover_targets, load_targets
-
-    def resolve(spec: Any) -> Target:
-        if isinstance(spec, Target):
-            return spec
-        path = discover_targets(targets_path, [])
-        if path is None:
-            raise ConfigError("no targets.yaml found (pass targets=<path>)", None, "targets")
-        resolved = load_targets(path, lambda w: log(f"warning: {w}")).resolve(str(spec))
-        register(resolved.secrets)
-        return resolved
-
-    if callable(target) and not isinstance(target, (str, Target)):
-        main = Target(name=_callable_name(target), provider="python", where="run_dataset")
-    else:
-        main = resolve(target)
-    judge_target = resolve(judge) if judge is not None else (
-        resolve(main.judge_target) if main.judge_target else None)
-    used = {main.name: main, **({judge_target.name: judge_target} if judge_target else {})}
-    return used, main.name, judge_target.name if judge_target else None
-
-
-def _callable_name(fn: Any) -> str:
-    name = getattr(fn, "__name__", "")
-    return name if name.isidentifier() else "python"
-
-
-def _callable_runtime(provider: CallableProvider, judge: Target | None):
-    from providers.registry import build_provider
-    from providers.retry import RetryingProvider, RetryPolicy
-    from tasks.run import TargetRuntime
-
-    judge_runtime = None
-    if judge is not None:
-        built = build_provider(judge)
-        built.check()
-        judge_runtime = RetryingProvider(built, RetryPolicy.from_settings(judge.settings,
-                                                                          judge.where))
-    wrapped = RetryingProvider(provider, RetryPolicy(max_retries=0))
-    return {provider.name: TargetRuntime(provider.name, wrapped, False, judge_runtime)}
-
-
-def _evaluators(evaluator: Any, dataset: Dataset, provider: CallableProvider | None
-                ) -> list[Any]:
-    from evaluators.base import Evaluator
-    from evaluators.python_eval import PythonEvaluator
-
-    expected = {s.id: s.expected for s in dataset}
-
-    def output_of(ctx):
-        if provider is None:
-            return ctx.candidate_answer
-        return provider.outputs.get((ctx.eval_id, ctx.trial), ctx.candidate_answer)
-
-    items = evaluator if isinstance(evaluator, (list, tuple)) else [evaluator]
-    built = [e if isinstance(e, Evaluator) else PythonEvaluator.from_function(
-        e, output_of=output_of, expected_of=lambda ctx: expected[ctx.eval_id]) for e in items]
-    if not built:
-        raise ConfigError("run_dataset needs at least one evaluator", None, "evaluator")
-    seen: dict[str, int] = {}
-    for e in built:  # unique names, as build_evaluators gives YAML members
-        seen[e.label] = seen.get(e.label, 0) + 1
-        if seen[e.label] > 1:
-            e.name = f"{e.label}_{seen[e.label]}"
-    return built
 
 
 def _run_through_flow(plan, runtimes, on_record, log) -> dict[str, Any]:
