@@ -21,6 +21,7 @@ class EvalResult:
     latency_ms: float
     error: str | None = None
     record: dict[str, Any] | None = field(default=None, compare=False, repr=False)
+    request_id: str | None = field(default=None, compare=False, repr=False)  # EvalLoop's
 
     @property
     def success(self) -> bool:

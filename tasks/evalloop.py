@@ -1,0 +1,219 @@
+"""``EvalLoop``: a worker that takes ``EvalRequest``s from a mailbox, runs each sample through
+agentv's job runner (``tasks.run.CaseRunner``: the same target call, retries, evaluators
+and result record as a YAML suite) and sends its ``EvalResult`` to the results mailbox.
+
+A target failure is retried by redelivery: the message is released with backoff
+(``retry_delay_seconds`` × 2ⁿ) until its ``max_deliveries``-th delivery, then it goes to the
+dead-letter queue and its error result is sent. A worker that dies mid-sample holds no lock:
+its message reappears after the visibility timeout (the loop extends the lease of samples
+still running). SIGTERM/SIGINT: finish the samples in flight, take no new ones; a second
+signal releases them (visible again at once) and stops.
+"""
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+import threading
+from dataclasses import dataclass
+from typing import Any, Callable, Generic, TypeVar
+
+from evaluators.report import EvalResult, result_from_record
+from evaluators.score import Score
+from tasks.dataset import Dataset, Sample, dataset_suite
+from tasks.mailbox import Mailbox, Message
+from tasks.mailbox_codec import EvalRequest
+
+InputT, ExpectedT = TypeVar("InputT"), TypeVar("ExpectedT")
+
+
+@dataclass(frozen=True)
+class EvalProgram:
+    """What ``agentv worker --program module:attr`` loads: the evaluator, the target
+    (a callable, a targets.yaml name or a ``Target``; ``--target`` overrides it) and the
+    types the samples' JSON is rebuilt as."""
+
+    evaluator: Any
+    target: Any = None
+    input_type: Any = Any
+    expected_type: Any = Any
+    judge: Any = None
+
+
+def _log(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+class EvalLoop(Generic[InputT, ExpectedT]):
+    def __init__(self, *, loop: Any, evaluator: Any, requests: Mailbox[EvalRequest],
+                 results: Mailbox[EvalResult], judge: Any = None, targets: str | None = None,
+                 out: str | None = None, workers: int = 1, visibility_timeout: float = 60.0,
+                 wait_time_seconds: float = 2.0, retry_delay_seconds: float = 1.0,
+                 name: str = "evalloop", log: Callable[[str], None] = _log):
+        from tasks.typed_targets import run_targets
+
+        self.requests, self.results, self.evaluator = requests, results, evaluator
+        self.workers, self.visibility_timeout = max(1, workers), visibility_timeout
+        self.wait_time_seconds, self.retry_delay_seconds = wait_time_seconds, retry_delay_seconds
+        self.name, self.out, self.log = name, out, log
+        self.used, self.target_name, self.judge_name = run_targets(loop, judge, targets, log)
+        self._target, self._expected = loop, {}
+        self._stopping, self._tasks = threading.Event(), set()
+        self._runner = self._provider = self._writer = None
+
+    def stop(self) -> None:
+        """Finish the samples in flight, then return from ``run``."""
+        self._stopping.set()
+
+    def run(self, max_iterations: int | None = None) -> int:
+        """Process requests until ``stop()``/SIGTERM or ``max_iterations`` receives; returns
+        the number of messages handled."""
+        return asyncio.run(self._run(max_iterations))
+
+    async def _run(self, max_iterations: int | None) -> int:
+        self._setup()
+        restore = self._install_signals()
+        handled, iterations = 0, 0
+        try:
+            while not self._stopping.is_set() and (max_iterations is None
+                                                   or iterations < max_iterations):
+                messages = await asyncio.to_thread(
+                    self.requests.receive, self.workers, self.wait_time_seconds,
+                    self.visibility_timeout)
+                iterations += 1
+                if self._stopping.is_set():
+                    await asyncio.gather(*(asyncio.to_thread(m.nack, 0) for m in messages))
+                    break
+                await self._process(messages)
+                handled += len(messages)
+        finally:
+            restore()
+            await self._close()
+        return handled
+
+    def _setup(self) -> None:
+        from tasks.callable_target import CallableProvider, typed_evaluators
+        from tasks.run import CaseRunner, RunOptions
+        from tasks.typed_targets import callable_runtime
+
+        main = self.used[self.target_name]
+        if main.provider == "python":
+            self._provider = CallableProvider(main, self._target, {})
+            runtimes = callable_runtime(self._provider, self.used.get(self.judge_name or ""))
+        else:
+            runtimes = self._named_runtimes()
+        self._evaluators = typed_evaluators(self.evaluator, self._expected.__getitem__,
+                                            self._provider)
+        self._runner = CaseRunner(runtimes, RunOptions())
+        if self.out:
+            from tasks.write import ResultWriter
+            self._writer = ResultWriter(self.out, append=True)
+
+    def _named_runtimes(self):
+        from tasks.expand import Job
+        from tasks.plan import EvalOptions, Plan
+        from tasks.runtime import build_runtimes
+
+        probe = self._case(Sample("preflight", None, None))
+        opts = EvalOptions(paths=[probe.file])
+        return build_runtimes(Plan(opts, [], self.used, {self.target_name: self.judge_name},
+                                   [Job(probe, self.target_name)], 1))
+
+    def _case(self, sample: Sample):
+        return dataset_suite(Dataset((sample,)), self.name, getattr(self, "_evaluators", []))\
+            .cases[0]
+
+    async def _process(self, messages: list[Message[EvalRequest]]) -> None:
+        keeper = asyncio.create_task(self._keep_leases(messages))
+        tasks = [asyncio.create_task(self._handle(m)) for m in messages]
+        self._tasks.update(tasks)
+        try:
+            await asyncio.gather(*tasks, return_exceptions=True)
+        finally:
+            self._tasks.difference_update(tasks)
+            keeper.cancel()
+
+    async def _keep_leases(self, messages: list[Message]) -> None:
+        while True:
+            await asyncio.sleep(self.visibility_timeout / 3)
+            for m in messages:
+                await asyncio.to_thread(m.extend, self.visibility_timeout)
+
+    async def _handle(self, message: Message[EvalRequest]) -> None:
+        from tasks.expand import Job
+
+        request = message.body
+        sample = request.sample
+        limit = self.requests.max_deliveries
+        if message.delivery_count > limit:
+            reason = f"delivered {message.delivery_count} times (limit {limit}); never finished"
+            await self._dead_letter(message, EvalResult(sample.id, Score(0.0, False, reason), 0.0,
+                                                        reason, request_id=request.request_id))
+            return
+        self._expected[sample.id] = sample.expected
+        if self._provider is not None:
+            self._provider.inputs[sample.id] = sample.input
+        try:
+            record = await self._runner.run(Job(self._case(sample), self.target_name))
+        except asyncio.CancelledError:
+            await asyncio.to_thread(message.nack, 0)  # released: another worker takes it
+            raise
+        finally:
+            self._forget(sample.id)
+        record["request_id"] = request.request_id
+        result = result_from_record(record)
+        result = EvalResult(result.sample_id, result.score, result.latency_ms, result.error,
+                            record, request.request_id)
+        if record.get("error") and message.delivery_count < limit:
+            delay = min(self.retry_delay_seconds * 2 ** (message.delivery_count - 1), 300.0)
+            self.log(f"sample {sample.id}: {record['error']} (delivery {message.delivery_count}"
+                     f" of {limit}); retrying in {delay:g}s")
+            await asyncio.to_thread(message.nack, delay)
+            return
+        if record.get("error"):
+            await self._dead_letter(message, result)
+            return
+        await self._deliver(message, result)
+
+    def _forget(self, sample_id: str) -> None:
+        self._expected.pop(sample_id, None)
+        if self._provider is not None:
+            self._provider.forget(sample_id)
+
+    async def _dead_letter(self, message: Message[EvalRequest], result: EvalResult) -> None:
+        self.log(f"sample {result.sample_id}: dead-lettered after {message.delivery_count} "
+                 f"deliveries: {result.error}")
+        await asyncio.to_thread(self.results.send, result)
+        if result.record is not None and self._writer is not None:
+            self._writer.write(result.record)
+        await asyncio.to_thread(message.mailbox.dead_letter, message, result.error or "")
+
+    async def _deliver(self, message: Message[EvalRequest], result: EvalResult) -> None:
+        if self._writer is not None and result.record is not None:
+            self._writer.write(result.record)
+        await asyncio.to_thread(self.results.send, result)
+        await asyncio.to_thread(message.acknowledge)
+
+    def _install_signals(self) -> Callable[[], None]:
+        if threading.current_thread() is not threading.main_thread():
+            return lambda: None
+        loop = asyncio.get_running_loop()
+
+        def on_signal() -> None:
+            if self._stopping.is_set():  # second signal: release what is in flight
+                for task in list(self._tasks):
+                    task.cancel()
+            self.log("worker: stopping after the samples in flight (signal again to release "
+                     "them now)")
+            self._stopping.set()
+        signals = (signal.SIGTERM, signal.SIGINT)
+        for sig in signals:
+            loop.add_signal_handler(sig, on_signal)
+        return lambda: [loop.remove_signal_handler(s) for s in signals] and None
+
+    async def _close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+        if self._runner is not None:
+            from tasks.runtime import close_runtimes
+            await close_runtimes(self._runner.targets)
