@@ -199,6 +199,11 @@ def server_status() -> None:
     raise typer.Exit(0 if url else 1)
 
 
+from flows.worker import worker_command  # noqa: E402 - a light module (typer only)
+
+app.command("worker")(worker_command)
+
+
 def main(argv: list[str] | None = None) -> None:
     args = expand_optional_values(sys.argv[1:] if argv is None else argv)
     app(args=args, prog_name="agentv")

@@ -58,35 +58,51 @@ class EvalLoop(Generic[InputT, ExpectedT]):
         self.name, self.out, self.log = name, out, log
         self.used, self.target_name, self.judge_name = run_targets(loop, judge, targets, log)
         self._target, self._expected = loop, {}
-        self._stopping, self._tasks = threading.Event(), set()
+        self._stopping = threading.Event()
+        self._inflight: dict[asyncio.Task, Message[EvalRequest]] = {}
         self._runner = self._provider = self._writer = None
 
     def stop(self) -> None:
         """Finish the samples in flight, then return from ``run``."""
         self._stopping.set()
 
-    def run(self, max_iterations: int | None = None) -> int:
-        """Process requests until ``stop()``/SIGTERM or ``max_iterations`` receives; returns
-        the number of messages handled."""
-        return asyncio.run(self._run(max_iterations))
+    def run(self, max_iterations: int | None = None, *, until_empty: bool = False) -> int:
+        """Process requests until ``stop()``/SIGTERM, ``max_iterations`` receives, or — with
+        ``until_empty`` — until the requests mailbox holds nothing (none queued, delayed or in
+        flight). Returns the number of messages handled."""
+        return asyncio.run(self._run(max_iterations, until_empty))
 
-    async def _run(self, max_iterations: int | None) -> int:
+    async def _run(self, max_iterations: int | None, until_empty: bool = False) -> int:
         self._setup()
         restore = self._install_signals()
+        keeper = asyncio.create_task(self._keep_leases())
         handled, iterations = 0, 0
         try:
             while not self._stopping.is_set() and (max_iterations is None
                                                    or iterations < max_iterations):
-                messages = await asyncio.to_thread(
-                    self.requests.receive, self.workers, self.wait_time_seconds,
-                    self.visibility_timeout)
+                free = self.workers - len(self._inflight)
+                if free <= 0:
+                    await asyncio.wait(set(self._inflight), return_when=asyncio.FIRST_COMPLETED)
+                    continue
+                wait = 0.05 if self._inflight else self.wait_time_seconds
+                messages = await asyncio.to_thread(self.requests.receive, free, wait,
+                                                   self.visibility_timeout)
                 iterations += 1
+                if until_empty and not messages and not self._inflight and \
+                        await asyncio.to_thread(self.requests.approximate_count) == 0:
+                    break
                 if self._stopping.is_set():
                     await asyncio.gather(*(asyncio.to_thread(m.nack, 0) for m in messages))
                     break
-                await self._process(messages)
+                for message in messages:
+                    task = asyncio.create_task(self._handle(message))
+                    self._inflight[task] = message
+                    task.add_done_callback(self._inflight.pop)
                 handled += len(messages)
+            if self._inflight:
+                await asyncio.wait(set(self._inflight))
         finally:
+            keeper.cancel()
             restore()
             await self._close()
         return handled
@@ -123,21 +139,12 @@ class EvalLoop(Generic[InputT, ExpectedT]):
         return dataset_suite(Dataset((sample,)), self.name, getattr(self, "_evaluators", []))\
             .cases[0]
 
-    async def _process(self, messages: list[Message[EvalRequest]]) -> None:
-        keeper = asyncio.create_task(self._keep_leases(messages))
-        tasks = [asyncio.create_task(self._handle(m)) for m in messages]
-        self._tasks.update(tasks)
-        try:
-            await asyncio.gather(*tasks, return_exceptions=True)
-        finally:
-            self._tasks.difference_update(tasks)
-            keeper.cancel()
-
-    async def _keep_leases(self, messages: list[Message]) -> None:
+    async def _keep_leases(self) -> None:
+        """Extend the lease of every sample still running, every third of the timeout."""
         while True:
             await asyncio.sleep(self.visibility_timeout / 3)
-            for m in messages:
-                await asyncio.to_thread(m.extend, self.visibility_timeout)
+            for message in list(self._inflight.values()):
+                await asyncio.to_thread(message.extend, self.visibility_timeout)
 
     async def _handle(self, message: Message[EvalRequest]) -> None:
         from tasks.expand import Job
@@ -201,7 +208,7 @@ class EvalLoop(Generic[InputT, ExpectedT]):
 
         def on_signal() -> None:
             if self._stopping.is_set():  # second signal: release what is in flight
-                for task in list(self._tasks):
+                for task in list(self._inflight):
                     task.cancel()
             self.log("worker: stopping after the samples in flight (signal again to release "
                      "them now)")

@@ -141,7 +141,16 @@ class InMemoryMailbox(Mailbox[T]):
             for _, entry in taken:
                 entry.deliveries += 1
                 entry.visible_at = now + visibility_timeout
-        return [Message(i, self.codec.decode(e.payload), e.deliveries, self) for i, e in taken]
+        messages = []
+        for message_id, entry in taken:
+            message: Message[T] = Message(message_id, None, entry.deliveries, self)  # type: ignore[arg-type]
+            try:
+                message.body = self.codec.decode(entry.payload)
+            except (ValueError, KeyError, TypeError) as err:
+                self.dead_letter(message, f"undecodable message: {err}")
+                continue
+            messages.append(message)
+        return messages
 
     def ack(self, message: Message[T]) -> None:
         with self._ready:

@@ -8,6 +8,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
+import pytest
+
 from tests.conftest import real_tool
 
 
@@ -47,3 +49,10 @@ def redis_server(workdir: Path) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory) -> Iterator[str]:
+    """One real redis-server per test session (per importing module)."""
+    with redis_server(tmp_path_factory.mktemp("redis")) as url:
+        yield url
