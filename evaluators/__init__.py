@@ -6,6 +6,8 @@ Typed API (seed 002) — plain functions returning ``Score``::
     check = all_of(exact_match, tool_called("search"), token_usage_under(5000))
     check("Paris", "Paris", session)  # -> Score(value=..., passed=..., reason=...)
 
+Judges by target name, mailboxes and the EvalLoop live one layer up, in ``tasks.evals``.
+
 Only light, dependency-free modules are imported here (no pydantic, subprocess,
 Prefect or litellm); the YAML evaluator classes load lazily through
 ``evaluators.registry``.
@@ -16,12 +18,15 @@ from evaluators.rating import categorical_judge
 from evaluators.report import EvalReport, EvalResult
 from evaluators.score import PASSING_RATINGS, RATING_VALUES, Score
 from evaluators.session import SessionView
-from evaluators.session_checks import (all_tools_succeeded, token_usage_under, tool_call_count,
-                                       tool_called, tool_not_called, trace_contains)
+from evaluators.session_checks import (all_tools_succeeded, slice_contains, token_usage_under,
+                                       tool_call_count, tool_called, tool_not_called,
+                                       trace_contains)
+from evaluators.slices import PromptExecuted, SliceView, ToolInvoked
 
 __all__ = [
-    "EvalReport", "EvalResult", "PASSING_RATINGS", "RATING_VALUES", "Score", "SessionView", "adapt", "all_of",
-    "all_tools_succeeded", "any_of", "categorical_judge", "contains", "exact_match", "is_json",
-    "is_session_aware", "json_subset", "regex", "token_usage_under", "tool_call_count",
+    "EvalReport", "EvalResult", "PASSING_RATINGS", "PromptExecuted", "RATING_VALUES", "Score",
+    "SessionView", "SliceView", "ToolInvoked", "adapt", "all_of", "all_tools_succeeded",
+    "any_of", "categorical_judge", "contains", "exact_match", "is_json", "is_session_aware",
+    "json_subset", "regex", "slice_contains", "token_usage_under", "tool_call_count",
     "tool_called", "tool_not_called", "trace_contains", "within_tolerance",
 ]

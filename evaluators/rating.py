@@ -95,7 +95,11 @@ def run_sync(make: Callable[[], Awaitable[T]]) -> T:
 
 def categorical_judge(judge: Any, criterion: str = DEFAULT_CRITERION
                       ) -> Callable[[Any, Any], Score]:
-    """Typed evaluator: ``judge`` is a provider (``await judge.invoke(Request)``)."""
+    """Typed evaluator: ``judge`` is a provider (``await judge.invoke(Request)``). A judge
+    target by name: ``tasks.evals.categorical_judge(target="name")`` / ``llm_judge``."""
+    if isinstance(judge, str) or not callable(getattr(judge, "invoke", None)):
+        raise TypeError("categorical_judge here takes a provider; for a target in targets.yaml "
+                        "use tasks.evals.categorical_judge(target=...) or llm_judge(target, ...)")
 
     def evaluate(output: Any, expected: Any) -> Score:
         prompt = build_prompt(criterion, output, expected)
