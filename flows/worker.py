@@ -42,9 +42,12 @@ def load_program(spec: str) -> Any:
 
 
 def worker_command(
-    requests: str = typer.Option(..., "--requests", help="Requests mailbox: redis://HOST:PORT/DB#NAME."),
-    results: str = typer.Option(..., "--results", help="Results mailbox: redis://HOST:PORT/DB#NAME."),
-    program: str = typer.Option(..., "--program", help="module:attr — an EvalProgram or an evaluator."),
+    requests: str = typer.Option(..., "--requests",
+                                 help="Requests mailbox: redis://HOST:PORT/DB#NAME."),
+    results: str = typer.Option(..., "--results",
+                                help="Results mailbox: redis://HOST:PORT/DB#NAME."),
+    program: str = typer.Option(..., "--program",
+                                help="module:attr — an EvalProgram or an evaluator."),
     target: Optional[str] = typer.Option(None, "--target", help="Target name in targets.yaml "
                                          "(overrides the program's)."),
     targets: Optional[str] = typer.Option(None, "--targets", help="targets.yaml path."),

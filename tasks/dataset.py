@@ -203,9 +203,9 @@ def dataset_suite(dataset: Dataset, name: str, evaluators: list[Any]):
     path = str(Path.cwd() / f"{name}.dataset")
     cases = [EvalCase(id=s.id, file=path, line=i, dataset=name,
                       input_messages=[Message("user", [Segment("text", as_text(s.input))])],
-                      expected_messages=[Message("assistant", [Segment("text", as_text(s.expected))],
-                                                 s.expected if isinstance(s.expected, dict)
-                                                 else None)],
+                      expected_messages=[Message(
+                          "assistant", [Segment("text", as_text(s.expected))],
+                          s.expected if isinstance(s.expected, dict) else None)],
                       evaluators=evaluators)
              for i, s in enumerate(dataset, 1)]
     return EvalSuite(path=path, dataset=name, cases=cases)
