@@ -15,6 +15,7 @@ from evaluators import (EvalReport, EvalResult, PromptExecuted, Score, SessionVi
                         exact_match, is_json, is_session_aware, json_subset, regex,
                         slice_contains, token_usage_under, tool_call_count, tool_called,
                         tool_not_called, trace_contains, within_tolerance)
+from providers.base import Usage
 from tasks.callable_target import TracedOutput
 from tasks.dataset import Dataset, Sample, evaluate, run_dataset
 from tasks.eval_client import (collect_results, open_mailbox, request_mailbox, result_mailbox,
@@ -29,7 +30,7 @@ __all__ = [
     "Dataset", "EvalLoop", "EvalProgram", "EvalReport", "EvalRequest", "EvalRequestCodec",
     "EvalResult", "EvalResultCodec", "InMemoryMailbox", "JsonCodec", "Mailbox", "Message",
     "PromptExecuted", "RedisMailbox", "Sample", "Score", "SessionView", "SliceView",
-    "ToolInvoked", "TracedOutput", "adapt", "all_of", "all_tools_succeeded", "any_of",
+    "ToolInvoked", "TracedOutput", "Usage", "adapt", "all_of", "all_tools_succeeded", "any_of",
     "categorical_judge", "collect_results", "contains", "evaluate", "exact_match", "is_json",
     "is_session_aware", "json_subset", "llm_judge", "open_mailbox", "regex", "request_mailbox",
     "result_mailbox", "run_dataset", "slice_contains", "submit_dataset", "token_usage_under",
