@@ -58,7 +58,7 @@ class EvalLoop(Generic[InputT, ExpectedT]):
         self.name, self.out, self.log = name, out, log
         self.used, self.target_name, self.judge_name = run_targets(loop, judge, targets, log)
         self._target, self._expected = loop, {}
-        self._stopping = threading.Event()
+        self._stopping, self.released = threading.Event(), False
         self._inflight: dict[asyncio.Task, Message[EvalRequest]] = {}
         self._runner = self._provider = self._writer = None
 
@@ -69,8 +69,23 @@ class EvalLoop(Generic[InputT, ExpectedT]):
     def run(self, max_iterations: int | None = None, *, until_empty: bool = False) -> int:
         """Process requests until ``stop()``/SIGTERM, ``max_iterations`` receives, or — with
         ``until_empty`` — until the requests mailbox holds nothing (none queued, delayed or in
-        flight). Returns the number of messages handled."""
-        return asyncio.run(self._run(max_iterations, until_empty))
+        flight). Returns the number of messages handled. After ``release()`` (a second
+        signal) it returns without waiting for target threads still running: ``released``
+        is then True and the caller should exit the process."""
+        loop = asyncio.new_event_loop()
+        try:
+            return loop.run_until_complete(self._run(max_iterations, until_empty))
+        finally:
+            if not self.released:
+                loop.run_until_complete(loop.shutdown_default_executor())
+            loop.close()
+
+    def release(self) -> None:
+        """Stop now: the samples in flight are released (visible again at once)."""
+        self.released = True
+        self._stopping.set()
+        for task in list(self._inflight):
+            task.cancel()
 
     async def _run(self, max_iterations: int | None, until_empty: bool = False) -> int:
         self._setup()
@@ -95,7 +110,7 @@ class EvalLoop(Generic[InputT, ExpectedT]):
                     await asyncio.gather(*(asyncio.to_thread(m.nack, 0) for m in messages))
                     break
                 for message in messages:
-                    task = asyncio.create_task(self._handle(message))
+                    task = asyncio.create_task(self._handle_safely(message))
                     self._inflight[task] = message
                     task.add_done_callback(self._inflight.pop)
                 handled += len(messages)
@@ -145,6 +160,20 @@ class EvalLoop(Generic[InputT, ExpectedT]):
             await asyncio.sleep(self.visibility_timeout / 3)
             for message in list(self._inflight.values()):
                 await asyncio.to_thread(message.extend, self.visibility_timeout)
+
+    async def _handle_safely(self, message: Message[EvalRequest]) -> None:
+        """A failure outside the sample (the results mailbox unreachable, ...) is logged; the
+        message is released with a delay, else its lease runs out."""
+        try:
+            await self._handle(message)
+        except asyncio.CancelledError:
+            raise
+        except Exception as err:  # noqa: BLE001 - the worker goes on
+            self.log(f"worker: message {message.id}: {type(err).__name__}: {err}")
+            try:
+                await asyncio.to_thread(message.nack, self.retry_delay_seconds)
+            except Exception:  # noqa: BLE001 - the lease runs out instead
+                pass
 
     async def _handle(self, message: Message[EvalRequest]) -> None:
         from tasks.expand import Job
@@ -208,8 +237,9 @@ class EvalLoop(Generic[InputT, ExpectedT]):
 
         def on_signal() -> None:
             if self._stopping.is_set():  # second signal: release what is in flight
-                for task in list(self._inflight):
-                    task.cancel()
+                self.log("worker: releasing the samples in flight")
+                self.release()
+                return
             self.log("worker: stopping after the samples in flight (signal again to release "
                      "them now)")
             self._stopping.set()

@@ -9,12 +9,14 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from pathlib import Path
 
 import pytest
 
+from evaluators import exact_match
 from tasks.dataset import Dataset, Sample
 from tasks.eval_client import collect_results, request_mailbox, result_mailbox, submit_dataset
 from tasks.evalloop import EvalLoop
@@ -37,15 +39,19 @@ def summary(report) -> dict[str, tuple]:
     return {r.sample_id: (r.score.value, r.score.passed, r.error) for r in report.results}
 
 
-def start_worker(url: str, name: str, out: Path, markers: Path) -> subprocess.Popen:
+def start_worker(url: str, name: str, out: Path, markers: Path, visibility: float = 2
+                 ) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "EVALPROG_MARKERS": str(markers)}
-    return subprocess.Popen(
+    log = open(out.with_suffix(".log"), "w")  # noqa: SIM115 - closed with the process
+    proc = subprocess.Popen(
         [sys.executable, "-m", "flows.cli", "worker", "--requests", f"{url}#{name}-req",
          "--results", f"{url}#{name}-res", "--program", "tests.evalprog:program",
-         "--visibility-timeout", "2", "--max-deliveries", str(MAX_DELIVERIES),
+         "--visibility-timeout", str(visibility), "--max-deliveries", str(MAX_DELIVERIES),
          "--retry-delay", "0.1", "--workers", "4", "--out", str(out)],
-        cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True)
+        cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log)
+    proc.log_path = out.with_suffix(".log")  # type: ignore[attr-defined]
+    log.close()
+    return proc
 
 
 def wait_for(path: Path, seconds: float) -> str:
@@ -89,8 +95,8 @@ def test_three_workers_one_killed_mid_sample_and_a_dead_letter(redis_url, tmp_pa
         for w in survivors:  # graceful shutdown on SIGTERM
             w.send_signal(signal.SIGTERM)
         for w in survivors:
-            _, err = w.communicate(timeout=20)
-            assert w.returncode == 0, err
+            assert w.wait(20) == 0
+            err = w.log_path.read_text()
             assert "stopped after" in err and "Traceback" not in err
         records = [json.loads(line) for i in range(3)
                    for line in (tmp_path / f"records-{i}.jsonl").read_text().splitlines()]
@@ -121,3 +127,50 @@ def in_memory_report(data: Dataset):
     check_report(report, data)
     assert [d["reason"] for d in requests.dead_letters()] == ["RuntimeError: negative operand -1"]
     return report
+
+
+def test_a_second_sigterm_releases_the_sample_in_flight(redis_url, tmp_path):  # noqa: F811
+    name = f"rel-{uuid.uuid4().hex[:6]}"
+    requests = request_mailbox(f"{redis_url}#{name}-req", Problem, int, MAX_DELIVERIES)
+    submit_dataset(Dataset((Sample("slow", Problem(1, 1, "slow"), 2),)), requests)
+    worker = start_worker(redis_url, name, tmp_path / "records.jsonl", tmp_path, visibility=60)
+    try:
+        wait_for(tmp_path / "slow.pid", 60)
+        worker.send_signal(signal.SIGTERM)
+        time.sleep(0.3)
+        assert worker.poll() is None  # the first signal waits for the sample in flight
+        worker.send_signal(signal.SIGTERM)
+        assert worker.wait(15) == 0
+        assert "releasing the samples in flight" in worker.log_path.read_text()
+        started = time.monotonic()
+        [message] = requests.receive(wait_time_seconds=5, visibility_timeout=60)
+        assert time.monotonic() - started < 5  # visible at once, not after 60 s
+        assert message.body.sample.id == "slow" and message.delivery_count == 2
+        message.acknowledge()
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+            worker.wait()
+        requests.purge()
+        requests.close()
+
+
+def test_stop_finishes_the_samples_in_flight():
+    name = uuid.uuid4().hex[:6]
+    requests = request_mailbox(f"memory://{name}-req", str, str)
+    results = result_mailbox(f"memory://{name}-res")
+    submit_dataset(Dataset((Sample("1", "a", "A"), Sample("2", "b", "B"))), requests)
+
+    def slow_upper(text: str) -> str:
+        loop.stop()  # as SIGTERM does, while the sample runs
+        time.sleep(0.3)
+        return text.upper()
+    loop = EvalLoop(loop=slow_upper, evaluator=exact_match, requests=requests, results=results,
+                    wait_time_seconds=0.1)
+    runner = threading.Thread(target=loop.run)
+    runner.start()
+    runner.join(10)
+    assert not runner.is_alive()
+    report = collect_results(results, 1, timeout_seconds=1)
+    assert [r.sample_id for r in report.results] == ["1"] and report.pass_rate == 1.0
+    assert requests.approximate_count() == 1  # sample 2 was never taken
