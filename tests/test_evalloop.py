@@ -41,13 +41,15 @@ def summary(report) -> dict[str, tuple]:
 
 def start_worker(url: str, name: str, out: Path, markers: Path, visibility: float = 2
                  ) -> subprocess.Popen:
+    """One sample at a time (``--workers 1``): the worker killed in the middle of ``slow``
+    holds that sample only."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "EVALPROG_MARKERS": str(markers)}
     log = open(out.with_suffix(".log"), "w")  # noqa: SIM115 - closed with the process
     proc = subprocess.Popen(
         [sys.executable, "-m", "flows.cli", "worker", "--requests", f"{url}#{name}-req",
          "--results", f"{url}#{name}-res", "--program", "tests.evalprog:program",
          "--visibility-timeout", str(visibility), "--max-deliveries", str(MAX_DELIVERIES),
-         "--retry-delay", "0.1", "--workers", "4", "--out", str(out)],
+         "--retry-delay", "0.1", "--workers", "1", "--out", str(out)],
         cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log)
     proc.log_path = out.with_suffix(".log")  # type: ignore[attr-defined]
     log.close()
