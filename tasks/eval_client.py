@@ -13,7 +13,8 @@ from typing import Any
 from evaluators.report import EvalReport, EvalResult
 from tasks.dataset import Dataset
 from tasks.mailbox import DEFAULT_MAX_DELIVERIES, InMemoryMailbox, Mailbox
-from tasks.mailbox_codec import Codec, EvalRequest, EvalRequestCodec, EvalResultCodec
+from tasks.mailbox_codec import (Codec, EvalRequest, EvalRequestCodec, EvalResultCodec,
+                                 Undecodable)
 
 _memory: dict[str, InMemoryMailbox] = {}
 _memory_lock = threading.Lock()
@@ -67,6 +68,9 @@ def collect_results(results: Mailbox[EvalResult], expected_count: int, *,
         for message in results.receive(max_messages=100, wait_time_seconds=min(remaining, 5.0),
                                        visibility_timeout=visibility_timeout):
             result = message.body
+            if isinstance(result, Undecodable):
+                message.mailbox.dead_letter(message, result.error)
+                continue
             collected.setdefault(result.request_id or result.sample_id, result)
             message.acknowledge()
     return EvalReport(tuple(collected.values()))

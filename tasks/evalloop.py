@@ -22,7 +22,7 @@ from evaluators.report import EvalResult, result_from_record
 from evaluators.score import Score
 from tasks.dataset import Dataset, Sample, dataset_suite
 from tasks.mailbox import Mailbox, Message
-from tasks.mailbox_codec import EvalRequest
+from tasks.mailbox_codec import EvalRequest, Undecodable
 
 InputT, ExpectedT = TypeVar("InputT"), TypeVar("ExpectedT")
 
@@ -178,6 +178,9 @@ class EvalLoop(Generic[InputT, ExpectedT]):
     async def _handle(self, message: Message[EvalRequest]) -> None:
         from tasks.expand import Job
 
+        if isinstance(message.body, Undecodable):
+            await self._undecodable(message, message.body)
+            return
         request = message.body
         sample = request.sample
         limit = self.requests.max_deliveries
@@ -210,6 +213,17 @@ class EvalLoop(Generic[InputT, ExpectedT]):
             await self._dead_letter(message, result)
             return
         await self._deliver(message, result)
+
+    async def _undecodable(self, message: Message, body: Undecodable) -> None:
+        """A request this worker cannot read (another program's types?): its error result
+        when the sample is known, and the dead-letter queue."""
+        ids = body.ids()
+        self.log(f"worker: message {message.id}: {body.error}")
+        if ids is not None:
+            result = EvalResult(ids[0], Score(0.0, False, body.error), 0.0, body.error,
+                                request_id=ids[1])
+            await asyncio.to_thread(self.results.send, result)
+        await asyncio.to_thread(message.mailbox.dead_letter, message, body.error)
 
     def _forget(self, sample_id: str) -> None:
         self._expected.pop(sample_id, None)

@@ -16,7 +16,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from tasks.mailbox_codec import Codec, JsonCodec
+from tasks.mailbox_codec import Codec, JsonCodec, decode_or_undecodable
 
 T = TypeVar("T")
 
@@ -26,7 +26,8 @@ DEFAULT_MAX_DELIVERIES = 5
 
 @dataclass
 class Message(Generic[T]):
-    """One received message: ``body`` decoded, ``delivery_count`` counting this delivery."""
+    """One received message: ``body`` decoded (an ``Undecodable`` when its codec could not
+    read it), ``delivery_count`` counting this delivery."""
 
     id: str
     body: T
@@ -141,16 +142,8 @@ class InMemoryMailbox(Mailbox[T]):
             for _, entry in taken:
                 entry.deliveries += 1
                 entry.visible_at = now + visibility_timeout
-        messages = []
-        for message_id, entry in taken:
-            message: Message[T] = Message(message_id, None, entry.deliveries, self)  # type: ignore[arg-type]
-            try:
-                message.body = self.codec.decode(entry.payload)
-            except (ValueError, KeyError, TypeError) as err:
-                self.dead_letter(message, f"undecodable message: {err}")
-                continue
-            messages.append(message)
-        return messages
+        return [Message(i, decode_or_undecodable(self.codec, e.payload), e.deliveries, self)
+                for i, e in taken]
 
     def ack(self, message: Message[T]) -> None:
         with self._ready:

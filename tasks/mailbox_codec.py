@@ -34,6 +34,30 @@ class EvalRequest(Generic[InputT, ExpectedT]):
     created_at: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat())
 
 
+@dataclass(frozen=True)
+class Undecodable:
+    """A received payload its codec could not read (handed to the receiver, which reports
+    and dead-letters it)."""
+
+    payload: str
+    error: str
+
+    def ids(self) -> tuple[str, str] | None:
+        """(sample id, request id) when the payload is an eval request's envelope."""
+        try:
+            body = json.loads(self.payload)["body"]
+            return str(body["sample"]["id"]), str(body["request_id"])
+        except (ValueError, KeyError, TypeError):
+            return None
+
+
+def decode_or_undecodable(codec: "Codec", payload: str) -> Any:
+    try:
+        return codec.decode(payload)
+    except (ValueError, KeyError, TypeError) as err:
+        return Undecodable(payload, f"undecodable message: {type(err).__name__}: {err}")
+
+
 class Codec(Protocol):
     kind: str
 

@@ -18,7 +18,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from tasks.mailbox import DEFAULT_MAX_DELIVERIES, DEFAULT_VISIBILITY_TIMEOUT, Mailbox, Message, T
-from tasks.mailbox_codec import Codec, JsonCodec
+from tasks.mailbox_codec import Codec, JsonCodec, decode_or_undecodable
 
 GROUP = "agentv"
 _NOW = ("local t = redis.call('TIME') "
@@ -118,7 +118,7 @@ class RedisMailbox(Mailbox[T]):
                 read = self.client.xreadgroup(GROUP, self.consumer, {self.stream: ">"},
                                               count=count - len(entries), block=block or None)
                 entries += [(i, f, 1) for _, items in read or [] for i, f in items]
-            messages = [m for m in (self._message(e, visibility_timeout) for e in entries) if m]
+            messages = [self._message(e, visibility_timeout) for e in entries]
             if messages or remaining <= 0:
                 return messages
 
@@ -133,16 +133,11 @@ class RedisMailbox(Mailbox[T]):
             entries.append((entry_id, fields, pending[0]["times_delivered"] if pending else 1))
         return entries
 
-    def _message(self, entry: tuple[str, dict, int], lease: float) -> Message[T] | None:
+    def _message(self, entry: tuple[str, dict, int], lease: float) -> Message[T]:
         entry_id, fields, delivered = entry
         deliveries = int(fields.get("deliveries", 0)) + delivered
-        message: Message[T] = Message(entry_id, None, deliveries, self, (fields, lease))  # type: ignore[arg-type]
-        try:
-            message.body = self.codec.decode(fields["body"])
-        except (ValueError, KeyError, TypeError) as err:
-            self.dead_letter(message, f"undecodable message: {err}")
-            return None
-        return message
+        body = decode_or_undecodable(self.codec, fields.get("body", ""))
+        return Message(entry_id, body, deliveries, self, (fields, lease))
 
     def ack(self, message: Message[T]) -> None:
         pipe = self.client.pipeline(transaction=True)

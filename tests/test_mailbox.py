@@ -15,7 +15,7 @@ from tasks.dataset import Sample
 from tasks.eval_client import open_mailbox
 from tasks.mailbox import InMemoryMailbox
 from tasks.mailbox_codec import (SCHEMA, EvalRequest, EvalRequestCodec, EvalResultCodec,
-                                 JsonCodec)
+                                 JsonCodec, Undecodable)
 from tasks.mailbox_redis import RedisMailbox, split_url
 from evaluators import EvalResult, Score
 from tests.redis_server import redis_url  # noqa: F401 - the session's redis-server
@@ -130,16 +130,39 @@ def test_a_wrong_typed_input_is_a_type_error_naming_the_sample():
         codec.decode('{"schema": "other/9", "kind": "eval_request", "body": {}}')
 
 
-def test_redis_dead_letters_an_undecodable_message(redis_url):  # noqa: F811
+def test_an_undecodable_message_is_handed_over_as_such(redis_url):  # noqa: F811
     box = RedisMailbox.from_url(f"{redis_url}#poison", EvalRequestCodec(Problem, int))
     try:
         box.client.xadd(box.stream, {"body": "not json", "deliveries": 0})
-        assert box.receive(wait_time_seconds=0.2) == []
+        [message] = box.receive(wait_time_seconds=0.2)
+        assert isinstance(message.body, Undecodable) and message.body.ids() is None
+        message.mailbox.dead_letter(message, message.body.error)
         [dead] = box.dead_letters()
         assert "undecodable" in dead["reason"] and dead["body"] == "not json"
     finally:
         box.purge()
         box.close()
+
+
+def test_a_worker_reports_a_request_of_the_wrong_type_as_an_error(redis_url):  # noqa: F811
+    from tasks.eval_client import collect_results, request_mailbox, result_mailbox
+    from tasks.evalloop import EvalLoop
+
+    url = f"{redis_url}#typed-{uuid.uuid4().hex[:6]}"
+    client_side = request_mailbox(url)  # no types: sends what it is given
+    requests = request_mailbox(url, Problem, int)  # the worker's program's types
+    results = result_mailbox(f"memory://{uuid.uuid4().hex[:6]}-res")
+    try:
+        client_side.send(EvalRequest(sample=Sample("p", {"a": "two", "b": 1}, 3)))
+        EvalLoop(loop=lambda p: p.a + p.b, evaluator=lambda o, e: Score(1.0, True),
+                 requests=requests, results=results, wait_time_seconds=0.1).run(until_empty=True)
+        [result] = collect_results(results, 1, timeout_seconds=2).results
+        assert result.sample_id == "p" and "input.a: expected int" in result.error
+        assert "input.a" in requests.dead_letters()[0]["reason"]
+    finally:
+        requests.purge()
+        requests.close(), client_side.close()
+
 
 
 def test_mailbox_urls():

@@ -206,3 +206,29 @@ def test_worker_bad_program_and_memory_mailbox_are_one_line_errors(tmp_path):
     res = run_cli("worker", "--requests", "memory://r", "--results", "memory://s",
                   "--program", "tests.evalprog:program", cwd=tmp_path)
     assert res.returncode == 2 and "redis://" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_an_eval_loop_on_a_target_by_name_retries_and_writes_redacted_records(tmp_path,
+                                                                              monkeypatch):
+    base_url, stub = start_stub(script=[503])  # the first call fails: the retry layer's job
+    monkeypatch.setenv("AGENT_KEY", "sk-agent-secret-5678")
+    targets = tmp_path / "targets.yaml"
+    targets.write_text("$schema: agentv-targets-v2\ntargets:\n  - name: agent\n"
+                       f"    provider: openai\n    base_url: {base_url}/v1\n    model: m\n"
+                       "    api_key: ${{ AGENT_KEY }}\n    retry_initial_delay_ms: 10\n")
+    out = tmp_path / "records.jsonl"
+    try:
+        report = run_in_memory("agent", contains, [Sample("a", "What is 2 + 3?", "5"),
+                                                   Sample("b", "What is 4 + 4?", "9")],
+                               targets=str(targets), out=str(out))
+    finally:
+        stub.stop()
+    by_id = {r.sample_id: r for r in report.results}
+    assert by_id["a"].score.passed and not by_id["b"].score.passed
+    assert by_id["a"].record["candidate_answer"] == "The answer is 5."
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert sorted(r["eval_id"] for r in records) == ["a", "b"]
+    assert max(r["attempt"] for r in records) == 2 and all(r["target"] == "agent"
+                                                           for r in records)
+    assert "sk-agent-secret-5678" not in out.read_text()
+    assert len(stub.completions()) == 3
