@@ -15,6 +15,7 @@ import asyncio
 import signal
 import sys
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable, Generic, TypeVar
 
@@ -73,6 +74,8 @@ class EvalLoop(Generic[InputT, ExpectedT]):
         signal) it returns without waiting for target threads still running: ``released``
         is then True and the caller should exit the process."""
         loop = asyncio.new_event_loop()
+        # a thread per running sample (sync targets, evaluators) plus the mailbox calls
+        loop.set_default_executor(ThreadPoolExecutor(self.workers * 2 + 4, "evalloop"))
         try:
             return loop.run_until_complete(self._run(max_iterations, until_empty))
         finally:

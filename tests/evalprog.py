@@ -5,6 +5,7 @@ callable target, a session-aware evaluator.
 ``a < 0`` always raises. The sample ``slow`` sleeps on its first delivery when
 ``EVALPROG_MARKERS`` names a folder: it writes ``slow.pid`` there first, so a test can
 ``kill -9`` the worker in the middle of it; the redelivered sample finds the file and answers.
+``EVALPROG_LATENCY_MS`` makes every call sleep that long (the EvalLoop benchmark).
 """
 from __future__ import annotations
 
@@ -28,6 +29,9 @@ class Problem:
 def add(problem: Problem) -> TracedOutput:
     if problem.a < 0:
         raise RuntimeError(f"negative operand {problem.a}")
+    latency_ms = float(os.environ.get("EVALPROG_LATENCY_MS") or 0)
+    if latency_ms:
+        time.sleep(latency_ms / 1000)
     markers = os.environ.get("EVALPROG_MARKERS")
     if problem.label == "slow" and markers:
         marker = Path(markers) / "slow.pid"
