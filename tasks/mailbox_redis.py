@@ -2,8 +2,9 @@
 
 One stream per mailbox (``agentv:<name>``) read through the consumer group ``agentv``:
 ``receive`` reads new entries (``XREADGROUP``) and takes back entries whose lease ran out
-(``XAUTOCLAIM`` with the visibility timeout as the minimum idle time — every receiver of a
-mailbox uses the same visibility timeout). ``ack`` is ``XACK`` + ``XDEL``; ``nack`` re-adds
+(``XAUTOCLAIM`` with the visibility timeout as the minimum idle time, its cursor carried
+from call to call — every receiver of a mailbox uses the same visibility timeout); a
+receiver renews the lease of what it still holds (``XCLAIM … IDLE … JUSTID``). ``ack`` is ``XACK`` + ``XDEL``; ``nack`` re-adds
 the body (now, or after a delay through the sorted set ``agentv:<name>:delayed``) with
 its delivery count; ``dead_letter`` moves it to the stream ``agentv:<name>:dead``. Each of
 these is one Lua script, so two workers never both release one message.
@@ -52,6 +53,10 @@ redis.call('XADD', KEYS[2], '*', 'id', ARGV[2], 'body', ARGV[4], 'deliveries', A
 redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
 redis.call('XDEL', KEYS[1], ARGV[2])
 return 1"""
+# KEYS: stream | ARGV: group, id, consumer, idle_ms: renew the lease only while we hold it
+_EXTEND = _OWNED + """
+redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[3], 0, ARGV[2], 'IDLE', ARGV[4], 'JUSTID')
+return 1"""
 # KEYS: stream, delayed: move due delayed bodies into the stream
 _PROMOTE = _NOW + """
 local due = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, 100)
@@ -83,6 +88,7 @@ class RedisMailbox(Mailbox[T]):
         self.consumer = f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self._send, self._nack = client.register_script(_SEND), client.register_script(_NACK)
         self._dead, self._promote = client.register_script(_DEAD), client.register_script(_PROMOTE)
+        self._extend, self._cursor = client.register_script(_EXTEND), "0-0"
         try:
             client.xgroup_create(self.stream, GROUP, id="0", mkstream=True)
         except ResponseError as err:
@@ -124,7 +130,9 @@ class RedisMailbox(Mailbox[T]):
 
     def _reclaim(self, count: int, visibility_timeout: float) -> list[tuple[str, dict, int]]:
         claimed = self.client.xautoclaim(self.stream, GROUP, self.consumer,
-                                         int(visibility_timeout * 1000), "0-0", count=count)
+                                         int(visibility_timeout * 1000), self._cursor,
+                                         count=count)
+        self._cursor = claimed[0]  # each call scans on where the last stopped (wraps at 0-0)
         entries = []
         for entry_id, fields in claimed[1]:
             if fields is None:
@@ -152,8 +160,7 @@ class RedisMailbox(Mailbox[T]):
     def extend(self, message: Message[T], seconds: float) -> None:
         _, lease = message.receipt
         idle = int(max(0.0, lease - seconds) * 1000)
-        self.client.xclaim(self.stream, GROUP, self.consumer, 0, [message.id], idle=idle,
-                           justid=True)
+        self._extend(keys=[self.stream], args=[GROUP, message.id, self.consumer, idle])
 
     def dead_letter(self, message: Message[T], reason: str) -> None:
         fields, _ = message.receipt

@@ -170,3 +170,45 @@ def test_mailbox_urls():
     with pytest.raises(ValueError, match="#NAME"):
         split_url("redis://h:6379/0")
     assert open_mailbox("memory://same", JsonCodec()) is open_mailbox("memory://same", JsonCodec())
+
+
+@pytest.fixture
+def redis_boxes(redis_url):  # noqa: F811
+    """Three receivers (three workers) of one Redis mailbox."""
+    url = f"{redis_url}#lease-{uuid.uuid4().hex[:6]}"
+    boxes = [RedisMailbox.from_url(url) for _ in range(3)]
+    yield boxes
+    boxes[0].purge()
+    for box in boxes:
+        box.close()
+
+
+def test_reclaim_reaches_expired_messages_behind_many_held_ones(redis_boxes):
+    a, b, c = redis_boxes
+    for i in range(15):
+        a.send(i)
+    held = a.receive(max_messages=12, wait_time_seconds=1, visibility_timeout=30)
+    lost = b.receive(max_messages=3, wait_time_seconds=1, visibility_timeout=30)  # b "dies"
+    assert len(held) == 12 and len(lost) == 3
+    time.sleep(0.5)
+    for m in held:
+        m.extend(30)  # a is alive: its leases are renewed
+    got = []
+    deadline = time.monotonic() + 5
+    while len(got) < 3 and time.monotonic() < deadline:
+        got += c.receive(max_messages=1, wait_time_seconds=0.2, visibility_timeout=0.4)
+    assert sorted(m.body for m in got) == sorted(m.body for m in lost)
+    assert all(m.delivery_count == 2 for m in got)
+
+
+def test_a_stale_holder_cannot_renew_a_lease_another_worker_took(redis_boxes):
+    a, b, _ = redis_boxes
+    a.send("x")
+    [stale] = a.receive(wait_time_seconds=1, visibility_timeout=0.3)
+    time.sleep(0.4)
+    [taken] = b.receive(wait_time_seconds=1, visibility_timeout=0.3)
+    stale.extend(30)
+    stale.nack(0)  # neither renews nor releases b's message
+    [pending] = b.client.xpending_range(b.stream, "agentv", "-", "+", 10)
+    assert pending["consumer"] == b.consumer and taken.delivery_count == 2
+    assert b.approximate_count() == 1
