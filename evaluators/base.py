@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from providers.base import Provider, Request, Response, Usage
+from providers.secrets import cut
 from providers.trace import TraceEvent
 
 PASS_THRESHOLD = 0.8
@@ -139,7 +140,7 @@ class Evaluator(BaseModel):
 
 def error_result(evaluator: Evaluator, err: BaseException) -> EvaluatorResult:
     message = f"{type(err).__name__}: {err}"
-    return evaluator.result(0.0, misses=[f"evaluator error: {message}"[:300]],
+    return evaluator.result(0.0, misses=[cut(f"evaluator error: {message}", 300)],
                             reasoning=f"Evaluator failed: {message}", error=message)
 
 

@@ -7,13 +7,14 @@ output is this evaluator's error (score 0, error recorded), never the run's.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any, ClassVar
 
 from evaluators.base import EvalContext, Evaluator, EvaluatorResult, clamp01
 from evaluators.llm_judge import clean_items, first_json_object
+from providers.environment import child_env
 from providers.process import ProcessTimeout, run_process
+from providers.secrets import cut, tail
 
 
 def judge_payload(ctx: EvalContext) -> dict[str, Any]:
@@ -52,18 +53,18 @@ class CodeJudge(Evaluator):
         cwd = str((Path(self.base_dir) / self.cwd).resolve()) if self.cwd else self.base_dir
         if not Path(cwd).is_dir():
             raise FileNotFoundError(f"code_judge cwd does not exist: {cwd}")
-        env = {**os.environ, **(self.env or {})}
+        env = child_env(extra=self.env)  # OS env + declared, not the whole .env
         try:
             proc = await run_process(self.script, cwd=cwd, env=env, stdin=json.dumps(payload),
                                      timeout=self.timeout_seconds)
         except ProcessTimeout:
             return self._failure(f"script timed out after {self.timeout_seconds:g}s")
         if proc.returncode != 0:
-            tail = (proc.stderr or proc.stdout).strip()[-500:]
-            return self._failure(f"script exited with code {proc.returncode}: {tail}")
+            end = tail((proc.stderr or proc.stdout).strip(), 500)
+            return self._failure(f"script exited with code {proc.returncode}: {end}")
         data = first_json_object(proc.stdout)
         if data is None or not isinstance(data.get("score"), (int, float)):
-            return self._failure(f"script output is not a JSON verdict: {proc.stdout[:300]!r}")
+            return self._failure(f"script output is not a JSON verdict: {cut(proc.stdout, 300)!r}")
         reasoning = data.get("reasoning")
         return self.result(clamp01(data["score"]), clean_items(data.get("hits")),
                            clean_items(data.get("misses")),
@@ -72,5 +73,5 @@ class CodeJudge(Evaluator):
                                     if k not in ("score", "hits", "misses", "reasoning")} or None)
 
     def _failure(self, message: str) -> EvaluatorResult:
-        return self.result(0.0, misses=[message[:300]], reasoning=f"code_judge failed: {message}",
+        return self.result(0.0, misses=[cut(message, 300)], reasoning=f"code_judge failed: {message}",
                            error=message)

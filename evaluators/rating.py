@@ -12,6 +12,7 @@ from typing import Any, Awaitable, Callable, TypeVar
 
 from evaluators.score import PASSING_RATINGS, RATING_VALUES, Score
 from providers.base import Request
+from providers.secrets import cut
 
 T = TypeVar("T")
 
@@ -107,7 +108,7 @@ def categorical_judge(judge: Any, criterion: str = DEFAULT_CRITERION
         rating, reason = parse_rating(response.text)
         if rating is None:
             return Score(value=0.0, passed=False,
-                         reason=f"judge reply broke the rating contract: {response.text[:200]!r}")
+                         reason=f"judge reply broke the rating contract: {cut(response.text, 200)!r}")
         return rating_score(rating, reason)
     evaluate.__name__ = "categorical_judge"
     return evaluate

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from providers.base import Request, Response, Usage
+from providers.secrets import scrub_obj
 
 log = logging.getLogger("agentv.cache")
 FORMAT_VERSION = 1
@@ -64,7 +65,8 @@ class ResponseCache:
         tmp = path.with_name(f".{key}.{uuid.uuid4().hex}.tmp")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp.write_text(json.dumps(data, ensure_ascii=False, default=str), encoding="utf-8")
+            tmp.write_text(json.dumps(scrub_obj(data), ensure_ascii=False, default=str),
+                           encoding="utf-8")
             os.replace(tmp, path)
         except OSError as err:
             log.warning("could not write cache entry %s: %s", path, err)

@@ -29,6 +29,7 @@ from providers.base import BaseProvider, ProviderError, ProviderTimeout, Request
 from providers.batch import batch_input, map_answers, parse_batch_output
 from providers.cli_settings import check_cwd, load_cli_config, probe, resolve_env
 from providers.process import TAIL, ProcessResult, ProcessTimeout, run_process
+from providers.secrets import tail
 from providers.template import CommandTemplate
 
 log = logging.getLogger("agentv.cli")
@@ -75,7 +76,7 @@ class CliProvider(BaseProvider):
                         trace=parsed.trace, usage=parsed.usage,
                         latency_ms=parsed.duration_ms if parsed.duration_ms is not None
                         else latency,
-                        raw={"exit_code": proc.returncode, "stderr": proc.stderr[-TAIL:]})
+                        raw={"exit_code": proc.returncode, "stderr": tail(proc.stderr, TAIL)})
 
     async def invoke_batch(self, requests: list[Request]) -> list[Response | ProviderError]:
         """All ``requests`` in one run of the batch command; raises when the batch as a
@@ -123,7 +124,7 @@ class CliProvider(BaseProvider):
             raise ProviderError(f"cannot run {argv[0]!r}: {err.strerror or err}",
                                 details={"command": argv[0]}) from None
         if proc.stderr.strip():
-            log.info("target %s, %s: stderr:\n%s", self.name, label, proc.stderr[-TAIL:].rstrip())
+            log.info("target %s, %s: stderr:\n%s", self.name, label, tail(proc.stderr, TAIL).rstrip())
         proc.check_exit("command", command=argv[0])
         return proc
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from providers.base import ConfigError, Target
 from providers.process import ProcessTimeout, run_process_sync
+from providers.secrets import tail
 from providers.template import CommandTemplate, FileFormat
 
 OUTPUT_FORMATS = ("auto", "json", "text")
@@ -121,9 +122,11 @@ def load_healthcheck(value: Any, target: Target) -> Healthcheck | None:
 
 
 def resolve_env(names: dict[str, str], where: str) -> dict[str, str]:
-    """The process environment with ``env`` merged over it; a value that looks like a
-    variable name is that variable's value (unset → configuration error)."""
-    env = dict(os.environ)
+    """The OS environment (not the whole .env: ``providers.environment``) with ``env`` merged
+    over it; a value that looks like a variable name is that variable's value (unset →
+    configuration error)."""
+    from providers.environment import child_env
+    env = child_env()
     for key, value in names.items():
         if _ENV_NAME.match(value):
             if value not in os.environ:
@@ -174,6 +177,6 @@ def _probe_command(check: Healthcheck, config: CliConfig, env: dict[str, str], t
             raise ConfigError(f"{label}: cannot run {argv[0]!r}: {err.strerror or err}",
                               target.where, "healthcheck") from None
     if result.returncode != 0:
-        detail = (result.stderr.strip() or result.stdout.strip())[-500:]
+        detail = tail(result.stderr.strip() or result.stdout.strip(), 500)
         raise ConfigError(f"{label}: command exited with code {result.returncode}"
                           + (f": {detail}" if detail else ""), target.where, "healthcheck")

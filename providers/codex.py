@@ -27,7 +27,9 @@ from providers.base import (BaseProvider, ConfigError, ProviderError, ProviderTi
 from providers.cli_settings import check_cwd, directory, seconds
 from providers.codex_events import MalformedStream, parse_stream
 from providers.preread import mirror_files, workspace_prompt
+from providers.environment import child_env
 from providers.process import ProcessTimeout, run_process
+from providers.secrets import scrub
 
 log = logging.getLogger("agentv.codex")
 APPROVAL_PRESETS = {
@@ -36,6 +38,8 @@ APPROVAL_PRESETS = {
     "full-access": ["--dangerously-bypass-approvals-and-sandbox"],
     **{p: ["--ask-for-approval", p] for p in ("untrusted", "on-failure", "on-request", "never")},
 }
+# the .env variables codex itself reads (everything else in .env stays out of its environment)
+CODEX_ENV = ("OPENAI_API_KEY", "CODEX_API_KEY", "OPENAI_BASE_URL", "CODEX_HOME")
 EXEC_ARGS = ["exec", "--json", "--color", "never", "--skip-git-repo-check", "-"]
 
 
@@ -114,6 +118,7 @@ class CodexProvider(BaseProvider):
         started = time.perf_counter()
         try:
             proc = await run_process(argv, cwd=cwd, stdin=prompt, timeout=self.timeout_s,
+                                     env=child_env(CODEX_ENV),
                                      on_stdout_line=lambda l: lines.append((time.time(), l)))
         except ProcessTimeout:
             self._save_log(request, lines, "")
@@ -145,9 +150,10 @@ class CodexProvider(BaseProvider):
         base = Path(self.log_dir) / f"{stamp}_{self.name}_{safe}_attempt-{request.attempt}"
         try:
             base.parent.mkdir(parents=True, exist_ok=True)
-            Path(f"{base}.jsonl").write_text("".join(l for _, l in lines), encoding="utf-8")
+            Path(f"{base}.jsonl").write_text(scrub("".join(l for _, l in lines)),
+                                             encoding="utf-8")
             if stderr.strip():
-                Path(f"{base}.stderr.log").write_text(stderr, encoding="utf-8")
+                Path(f"{base}.stderr.log").write_text(scrub(stderr), encoding="utf-8")
         except OSError as err:
             log.warning("target %s: cannot write codex log under %s: %s", self.name,
                         self.log_dir, err)

@@ -17,6 +17,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from providers.base import Usage
+from providers.secrets import cut
 from providers.trace import TraceEvent
 
 _TOOL_ITEMS = ("command_execution", "file_change", "web_search", "mcp_tool_call")
@@ -55,7 +56,7 @@ def parse_stream(lines: list[tuple[float, str]], model: str | None = None) -> Co
         try:
             event = json.loads(line)
         except ValueError:
-            raise MalformedStream(f"line {n} of the event stream is not JSON: {line[:200]!r}")
+            raise MalformedStream(f"line {n} of the event stream is not JSON: {cut(line, 200)!r}")
         if not isinstance(event, dict):
             raise MalformedStream(f"line {n} of the event stream is not a JSON object")
         seen += 1

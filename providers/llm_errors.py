@@ -13,6 +13,7 @@ import time
 from typing import Any, Iterable
 
 from providers.base import ProviderError, ProviderTimeout
+from providers.secrets import cut
 
 RETRYABLE_4XX = {408, 409, 429}
 MAX_MESSAGE = 500
@@ -64,7 +65,7 @@ def _scrub(text: str, secrets: Iterable[str]) -> str:
     for secret in secrets:
         if secret and len(secret) >= 4:
             text = text.replace(secret, "***")
-    return text[:MAX_MESSAGE]
+    return cut(text, MAX_MESSAGE)  # scrubbed whole, then cut
 
 
 def classify(err: BaseException, label: str, secrets: Iterable[str] = ()) -> ProviderError:

@@ -19,6 +19,7 @@ from typing import Any
 
 from providers.base import ConfigError, ProviderError, ProviderTimeout, Request, Response, Usage
 from providers.llm import OpenAIProvider
+from providers.secrets import cut
 from providers.llm_errors import RETRYABLE_4XX, parse_retry_after
 
 DEFAULT_BASE = "https://api.openai.com/v1"
@@ -96,9 +97,10 @@ class OpenAIHTTPProvider(OpenAIProvider):
         return self._response(raw, body["model"], (time.perf_counter() - started) * 1000, label)
 
     def _http_error(self, label: str, status: int, headers, raw: bytes) -> ProviderError:
-        text = raw.decode(errors="replace")[:300]
+        text = raw.decode(errors="replace")
         for secret in self.target.secrets:
             text = text.replace(secret, "***")
+        text = cut(text, 300)  # scrubbed whole, then cut: no key prefix straddles the cut
         retryable = status in RETRYABLE_4XX or status >= 500
         return ProviderError(f"{label}: HTTP {status}: {text}", retryable=retryable,
                              status=status, retry_after=parse_retry_after(headers))
@@ -108,7 +110,8 @@ class OpenAIHTTPProvider(OpenAIProvider):
             data = json.loads(raw)
             text = data["choices"][0]["message"].get("content") or ""
         except (ValueError, KeyError, IndexError, TypeError, AttributeError):
-            raise ProviderError(f"{label}: malformed response body: {raw[:200]!r}",
+            raise ProviderError(f"{label}: malformed response body: "
+                                f"{cut(raw.decode(errors='replace'), 200)!r}",
                                 retryable=True) from None
         usage = data.get("usage") or {}
         tokens_in, tokens_out = usage.get("prompt_tokens"), usage.get("completion_tokens")

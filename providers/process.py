@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from providers.base import ProviderError
+from providers.environment import child_env
+from providers.secrets import tail
 
 GRACE_S = 2.0
 TAIL = 4000  # characters of stdout/stderr kept in a failed case's record
@@ -28,14 +30,14 @@ class ProcessResult:
 
     def details(self, **extra: Any) -> dict[str, Any]:
         """Exit code and output tails, for a failed case's record."""
-        return {"exit_code": self.returncode, "stdout": self.stdout[-TAIL:],
-                "stderr": self.stderr[-TAIL:], **extra}
+        return {"exit_code": self.returncode, "stdout": tail(self.stdout, TAIL),
+                "stderr": tail(self.stderr, TAIL), **extra}
 
     def check_exit(self, what: str, **extra: Any) -> None:
         """Raise ``ProviderError`` (with details) when ``what`` exited non-zero."""
         if self.returncode == 0:
             return
-        detail = (self.stderr.strip() or self.stdout.strip())[-500:]
+        detail = tail(self.stderr.strip() or self.stdout.strip(), 500)
         raise ProviderError(f"{what} exited with code {self.returncode}"
                             + (f": {detail}" if detail else ""), details=self.details(**extra))
 
@@ -64,7 +66,7 @@ async def run_process(command: str | Sequence[str], *, cwd: str | None = None,
     ``on_stdout_line`` is called with each stdout line as it arrives (event streams).
     Raises ``ProcessTimeout`` after killing the process group; ``FileNotFoundError`` when the
     executable does not exist."""
-    kwargs = dict(cwd=cwd, env=env, stdin=asyncio.subprocess.PIPE,
+    kwargs = dict(cwd=cwd, env=child_env() if env is None else env, stdin=asyncio.subprocess.PIPE,
                   stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
                   start_new_session=True, limit=STREAM_LIMIT)
     if isinstance(command, str):
@@ -116,7 +118,8 @@ def run_process_sync(argv: Sequence[str], *, cwd: str | None = None,
                      env: dict[str, str] | None = None,
                      timeout: float | None = None) -> ProcessResult:
     """Blocking twin of ``run_process`` (list argv, no stdin) for preflight probes."""
-    proc = subprocess.Popen(list(argv), cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+    proc = subprocess.Popen(list(argv), cwd=cwd, env=child_env() if env is None else env,
+                            stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True)
     try:

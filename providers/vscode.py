@@ -24,6 +24,7 @@ from providers.cli_settings import seconds
 from providers.codex import find_executable
 from providers.preread import linked_prompt, unique_files
 from providers.process import TAIL, ProcessTimeout, run_process
+from providers.secrets import tail
 
 log = logging.getLogger("agentv.vscode")
 
@@ -100,7 +101,7 @@ class VSCodeProvider(BaseProvider):
         latency = (time.perf_counter() - started) * 1000.0
         if proc.stderr.strip():
             log.info("target %s, case %s: subagent stderr:\n%s", self.name, request.eval_id,
-                     proc.stderr[-TAIL:].rstrip())
+                     tail(proc.stderr, TAIL).rstrip())
         proc.check_exit("subagent")
         details = proc.details()
         text = proc.stdout.strip()

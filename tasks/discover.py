@@ -78,7 +78,9 @@ def load_env_files(eval_files: list[Path]) -> list[Path]:
     """Load the first .env from each eval file's dir upward, then repo root, then cwd.
 
     Real environment variables win (override=False). Returns the files loaded."""
-    from dotenv import load_dotenv
+    from dotenv import dotenv_values, load_dotenv
+
+    from providers.environment import mark_dotenv
 
     candidates: list[Path] = []
     for f in eval_files:
@@ -90,6 +92,7 @@ def load_env_files(eval_files: list[Path]) -> list[Path]:
     for c in candidates:
         c = c.resolve()
         if c.is_file() and c not in loaded:
+            mark_dotenv(k for k in dotenv_values(c) if k not in os.environ)
             load_dotenv(c, override=False)
             loaded.append(c)
     return loaded

@@ -14,7 +14,8 @@ from providers.base import ConfigError, Target
 from tasks.discover import expand_eval_paths, load_env_files
 from tasks.expand import Job
 from tasks.files import EvalSuite, load_suite
-from tasks.redact import register
+from tasks.redact import (register, register_dotenv, register_environment,
+                          register_targets_file)
 from tasks.scale import check_task_runner, parse_shard, select_shard
 from tasks.write import check_format
 from tasks.targets import TargetsFile, discover_targets, load_targets, select_target_name
@@ -115,6 +116,7 @@ def _load_targets_file(opts: EvalOptions, files: list[Path], warn: Callable[[str
     if path is None:
         return None
     tf = load_targets(path, warn)
+    register_targets_file(tf.entries.values())  # every target, used or not
     if not tf.has_schema:
         warn(f"{path}:1: no $schema (add the line '$schema: agentv-targets-v2')")
     return tf
@@ -159,7 +161,8 @@ def build_plan(opts: EvalOptions, warn: Callable[[str], None] | None = None) -> 
     opts.task_runner = check_task_runner(opts.task_runner, opts.dask_address)
     shard = parse_shard(opts.shard)
     files = expand_eval_paths(opts.paths)
-    load_env_files(files)
+    register_dotenv(load_env_files(files))
+    register_environment()
     warnings: list[str] = []
 
     def emit(message: str) -> None:

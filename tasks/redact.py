@@ -1,32 +1,165 @@
-"""Process-wide secret redaction: every byte agentv writes passes through ``redact``.
+"""What is secret, and scrubbing every sink: every byte agentv writes passes through ``redact``.
 
-Targets register their resolved secret values (api keys, tokens) when they are
-resolved; writers, dumps, logs and artifacts call ``redact(text)`` before writing.
+The registry itself lives in ``providers.secrets`` (lowest layer, so providers scrub before
+they cut an error body). This module decides what goes in it, before any case runs:
+
+* every resolved setting a target marks secret (``Target.secrets``; ``secret_values``
+  is the hook typed settings feed);
+* for EVERY target of targets.yaml, used or not: the value of each ``${{ VAR }}`` and each
+  bare ``ENV_NAME`` it references (settings, cli ``env``, healthcheck), and each literal
+  value of a secret-looking key (``api_key``, ``token``…);
+* every value loaded from a ``.env`` file, and OS environment variables whose name looks
+  secret (``*KEY*``, ``*TOKEN*``, ``*SECRET*``, ``*PASSWORD*``, ``*CREDENTIAL*``).
+
+Values of non-secret-looking names count from 8 characters, and plain numbers, booleans and
+``null`` never count (``PORT=8080`` must not mask every 8080 in a record).
 """
 from __future__ import annotations
 
 import logging
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any, Iterable
 
-MASK = "***"
-_secrets: set[str] = set()
+from providers import secrets as _registry
+from providers.secrets import MASK, scrub as redact, scrub_obj as redact_obj  # noqa: F401
+
+SECRET_NAME = re.compile(r"key|token|secret|password|passwd|credential|auth", re.I)
+_INTERP = re.compile(r"\$\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+_ENV_NAME = re.compile(r"^[A-Z_][A-Z0-9_]*$")
+_PLAIN = re.compile(r"^(?:[-+]?\d+(?:\.\d+)?|true|false|yes|no|null|none|on|off)$", re.I)
+MIN_PLAIN_LENGTH = 8
 
 
-def register(values: list[str]) -> None:
-    _secrets.update(v for v in values if isinstance(v, str) and len(v) >= 4)
+def register(values: Iterable[Any]) -> None:
+    """Values known to be secret (a secret-marked setting, a key): from 4 characters."""
+    _registry.add(v for v in values if isinstance(v, str) and not _PLAIN.match(v.strip()))
 
 
-def redact(text: str) -> str:
-    for secret in _secrets:
-        if secret in text:
-            text = text.replace(secret, MASK)
-    return text
+def register_loose(values: Iterable[Any]) -> None:
+    """Values that may be secret (anything from .env or a referenced variable)."""
+    register(v for v in values if isinstance(v, str) and len(v.strip()) >= MIN_PLAIN_LENGTH)
+
+
+def secret_values(targets: Iterable[Any]) -> list[str]:
+    """The hook typed settings feed: every secret value of these resolved targets."""
+    out: list[str] = []
+    for target in targets:
+        hook = getattr(target, "secret_values", None)
+        out.extend(hook() if callable(hook) else getattr(target, "secrets", None) or [])
+    return out
+
+
+def _walk(value: Any, key: str, env, marked: list[str], loose: list[str]) -> None:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _walk(v, str(k), env, marked, loose)
+        return
+    if isinstance(value, list):
+        for v in value:
+            _walk(v, key, env, marked, loose)
+        return
+    if not isinstance(value, str):
+        return
+    secret_key = bool(SECRET_NAME.search(key))
+    names = _INTERP.findall(value) + ([value] if _ENV_NAME.match(value) else [])
+    for name in names:
+        resolved = env.get(name)
+        if resolved:
+            (marked if secret_key or SECRET_NAME.search(name) else loose).append(resolved)
+    if secret_key and not names:
+        marked.append(value)
+    if "://" in value:
+        marked.extend(url_secrets(value))
+
+
+def url_secrets(url: str) -> list[str]:
+    """A URL's password and the values of its secret-looking query parameters (?token=…)."""
+    from urllib.parse import parse_qsl, urlsplit
+    try:
+        parts = urlsplit(url.strip())
+        found = [parts.password] if parts.password else []
+    except ValueError:
+        return []
+    found += [v for k, v in parse_qsl(parts.query) if SECRET_NAME.search(k) or k in ("sig", "code")]
+    return [v for v in found if v and not _INTERP.search(v)]
+
+
+def targets_file_values(entries: Iterable[dict[str, Any]],
+                        env=None) -> tuple[list[str], list[str]]:
+    """(secret, maybe-secret) values referenced by raw targets.yaml entries."""
+    env = os.environ if env is None else env
+    marked: list[str] = []
+    loose: list[str] = []
+    for entry in entries:
+        for key, value in entry.items():
+            if key not in ("name", "provider", "judge_target", "$schema"):
+                _walk(value, str(key), env, marked, loose)
+    return marked, loose
+
+
+def register_targets_file(entries: Iterable[dict[str, Any]], env=None) -> None:
+    marked, loose = targets_file_values(entries, env)
+    register(marked)
+    register_loose(loose)
+
+
+def register_dotenv(paths: Iterable[Path]) -> None:
+    from dotenv import dotenv_values
+    for path in paths:
+        values = dotenv_values(path)
+        register(v for k, v in values.items() if v and SECRET_NAME.search(k))
+        register_loose(v for v in values.values() if v)
+
+
+def register_environment(env=None) -> None:
+    env = os.environ if env is None else env
+    register(v for k, v in env.items() if SECRET_NAME.search(k) and not k.startswith("PREFECT_"))
 
 
 class RedactingFilter(logging.Filter):
-    """Attach to log handlers so secrets never reach a log line."""
+    """Attach to log handlers so secrets never reach a log line (message, args, traceback)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if _secrets:
-            record.msg = redact(record.getMessage())
-            record.args = ()
+        if not _registry.registered():
+            return True
+        message = record.getMessage()
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        record.msg, record.args = redact(message), ()
+        if record.exc_text:
+            record.exc_text, record.exc_info = redact(record.exc_text), None
         return True
+
+
+def redact_log_handlers() -> None:
+    """Every handler of every configured logger (Prefect's API handler included) scrubs."""
+    loggers = [logging.getLogger()] + [lg for lg in logging.root.manager.loggerDict.values()
+                                       if isinstance(lg, logging.Logger)]
+    for logger in loggers:
+        for handler in logger.handlers:
+            if not any(isinstance(f, RedactingFilter) for f in handler.filters):
+                handler.addFilter(RedactingFilter())
+
+
+class ScrubbingStream:
+    """stdout/stderr wrapper: what the console shows is scrubbed too."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write(redact(text) if isinstance(text, str) else text)
+        return len(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def scrub_console() -> None:
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if not isinstance(stream, ScrubbingStream):
+            setattr(sys, name, ScrubbingStream(stream))
