@@ -7,6 +7,7 @@ recorded); they never fail the case or the run. No Prefect imports here.
 """
 from __future__ import annotations
 
+import math
 from abc import abstractmethod
 
 from dataclasses import dataclass, field
@@ -31,7 +32,10 @@ def verdict_for(score: float) -> str:
 
 
 def clamp01(value: float) -> float:
-    return max(0.0, min(1.0, float(value)))
+    """Clamp to [0, 1]; a non-finite value (NaN, ±Infinity) stays as it is, so
+    ``EvaluatorResult`` can turn it into score 0 with an error instead of 1.0."""
+    value = float(value)
+    return value if not math.isfinite(value) else max(0.0, min(1.0, value))
 
 
 @dataclass
@@ -86,6 +90,10 @@ class EvaluatorResult:
     children: list["EvaluatorResult"] | None = None  # members of composite/all_of/any_of
 
     def __post_init__(self) -> None:
+        if not _finite(self.score):  # the one guard every evaluator's score passes through
+            self.error = self.error or f"evaluator returned a non-finite score ({self.score!r})"
+            self.misses = [*self.misses, self.error]
+            self.score, self.verdict = 0.0, ""
         self.score = clamp01(self.score)
         if not self.verdict:
             self.verdict = verdict_for(self.score)
@@ -150,6 +158,13 @@ async def run_evaluator(evaluator: Evaluator, ctx: EvalContext) -> EvaluatorResu
         return await evaluator.evaluate(ctx)
     except Exception as err:  # noqa: BLE001 - isolation is the point
         return error_result(evaluator, err)
+
+
+def _finite(value: Any) -> bool:
+    try:
+        return math.isfinite(float(value))
+    except (TypeError, ValueError):
+        return False
 
 
 def weighted_score(results: list[EvaluatorResult]) -> float:

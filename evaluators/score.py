@@ -6,6 +6,7 @@ stays cheap.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -32,6 +33,8 @@ class Score:
     def __post_init__(self) -> None:
         if isinstance(self.value, bool) or not isinstance(self.value, (int, float)):
             raise TypeError(f"Score.value must be a number, got {type(self.value).__name__}")
+        if not math.isfinite(self.value):  # NaN would clamp to 1.0: an evaluator error instead
+            raise ValueError(f"Score.value must be finite, got {self.value!r}")
         object.__setattr__(self, "value", max(0.0, min(1.0, float(self.value))))
         object.__setattr__(self, "passed", bool(self.passed))
 

@@ -9,6 +9,7 @@ three kinds of Prefect artifact on the flow run:
 """
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from tasks.results import load_results, write_parquet
 from tasks.stats import BIN_LABELS, SUMMARY_COLUMNS, breakdown, summarize
 from tasks.trials import shorten
 
+log = logging.getLogger("agentv.artifacts")
 FRAME_COLUMNS = list(dict.fromkeys(SUMMARY_COLUMNS + JUNIT_COLUMNS))
 
 
@@ -68,11 +70,19 @@ def summary_markdown(summary: dict[str, Any], wall_s: float, files: dict[str, st
 async def publish_results(results: str | Path, options: EvalOptions,
                           wall_s: float) -> dict[str, Any]:
     """Write Parquet (+ JUnit), summarize from it with pandas, publish the artifacts."""
-    parquet = write_parquet(results)
+    files = {"results": str(Path(results).resolve())}
+    try:
+        parquet = write_parquet(results)
+        files["parquet"] = str(parquet.resolve())
+    except OSError as err:  # disk full: summarize what the results file holds
+        log.warning("could not write the Parquet file: %s", err.strerror or err)
+        parquet = Path(results)
     df = load_results(parquet, columns=FRAME_COLUMNS)
-    files = {"results": str(Path(results).resolve()), "parquet": str(parquet.resolve())}
     if options.junit:
-        files["junit"] = str(write_junit(df, options.junit).resolve())
+        try:
+            files["junit"] = str(write_junit(df, options.junit).resolve())
+        except OSError as err:
+            log.warning("could not write the JUnit file: %s", err.strerror or err)
     summary = summarize(df)
     await acreate_table_artifact(table=breakdown(df),
                                  description="agentv: per target × evaluator statistics")

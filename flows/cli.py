@@ -34,11 +34,14 @@ def fail(err: ConfigError, verbose: bool = False) -> None:
 
 
 def _is_results_file(token: str) -> bool:
+    """An existing results file: empty (``kill -9`` before the first record) or holding
+    ``case_key`` in its first record (JSONL or YAML)."""
     try:
-        with open(token, encoding="utf-8") as fh:
-            return '"case_key"' in fh.readline()
+        with open(token, encoding="utf-8", errors="replace") as fh:
+            head = fh.read(64 * 1024)
     except OSError:
         return False
+    return not head.strip() or "case_key" in head
 
 
 def _takes_value(flag: str, token: str | None) -> bool:
@@ -205,6 +208,8 @@ app.command("worker")(worker_command)
 
 
 def main(argv: list[str] | None = None) -> None:
+    from tasks.redact import scrub_console
+    scrub_console()  # whatever reaches the terminal is scrubbed of registered secrets
     args = expand_optional_values(sys.argv[1:] if argv is None else argv)
     app(args=args, prog_name="agentv")
 

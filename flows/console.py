@@ -60,9 +60,19 @@ def run_from_cli(opts: EvalOptions) -> int:
         result = run_eval(opts, on_record=bar.advance, on_plan=bar.start)
     finally:
         bar.stop()
+    if result.get("io_error"):  # disk full, file too large: one error line, then the summary
+        print(f"error: {result['io_error']}", file=sys.stderr)
     print_outcome(result, time.perf_counter() - started)
     if result.get("interrupted"):
         print(f"  interrupted: {result.get('not_run', 0)} case(s) not run; continue with "
               f"--resume {result['results']}")
-        return 130
+        return exit_code(result)
     return 0
+
+
+def exit_code(result: dict[str, Any]) -> int:
+    """2 after an I/O failure, 128 + signal after SIGTERM (143) or Ctrl-C (130)."""
+    import signal
+    if result.get("io_error"):
+        return 2
+    return 143 if result.get("signal") == signal.SIGTERM else 130

@@ -20,6 +20,7 @@ from prefect.cache_policies import NO_CACHE
 
 from tasks.expand import Job
 from tasks.plan import EvalOptions, Plan, build_plan
+from tasks.redact import redact_obj
 from tasks.run import CaseRunner, RunOptions
 from tasks.runtime import build_runtimes, close_runtimes
 
@@ -88,7 +89,7 @@ async def run_remote_batch(label: str, options: dict[str, Any],
                            indices: list[int]) -> list[dict[str, Any]]:
     """Run the plan's jobs at ``indices`` on this worker; publish their table artifact."""
     plan = worker_plan(options)
-    records = await _run_jobs(plan, [plan.jobs[i] for i in indices])
+    records = redact_obj(await _run_jobs(plan, [plan.jobs[i] for i in indices]))
     await acreate_table_artifact(table=batch_table(records), description=f"Cases of batch {label}")
     return records
 

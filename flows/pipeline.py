@@ -24,6 +24,7 @@ from flows.distributed import ProcessLocalDict, batch_table, run_on_task_runner
 from tasks.expand import Job
 from tasks.plan import EvalOptions, Plan, build_plan, file_worker_caps
 from tasks.run import CaseRunner, RunOptions, TargetRuntime
+from tasks.redact import redact
 from tasks.runtime import build_runtimes, close_runtimes
 from tasks.write import ResultWriter, default_results_path
 
@@ -43,7 +44,10 @@ class RunState:
     file_caps: dict[str, asyncio.Semaphore] = field(default_factory=dict)
     batches: list[list[Job]] = field(default_factory=list)
     append: bool = False  # --resume: append to the existing results file
-    stop_requested: float | None = None  # monotonic time of the first Ctrl-C
+    stop_requested: float | None = None  # monotonic time of the first Ctrl-C / SIGTERM
+    stop_signal: int | None = None
+    signal_handler: Callable[[int, Any], None] | None = None
+    io_error: str | None = None  # the results file could not be written (disk full…)
     in_flight: set[asyncio.Task] = field(default_factory=set)
     skipped: int = 0
 
@@ -113,17 +117,29 @@ async def _run_one(state: RunState, job: Job) -> dict[str, Any] | None:
             return None  # cancelled after the grace period: not recorded, resumable
         finally:
             state.in_flight.discard(task)
-    record_finished(state, record)
-    return record
+    return record_finished(state, record)
 
 
-def record_finished(state: RunState, record: dict[str, Any]) -> None:
-    state.writer.write(record)
+def record_finished(state: RunState, record: dict[str, Any]) -> dict[str, Any] | None:
+    """Write one record (scrubbed of secrets); returns what was written. A write failure
+    stops the run: nothing new starts, the file keeps only whole records (resumable)."""
+    if state.io_error is not None:
+        state.skipped += 1
+        return None
+    try:
+        record = state.writer.write(record)
+    except OSError as err:
+        state.io_error = f"{state.writer.path}: cannot write results: {err.strerror or err}"
+        state.skipped += 1
+        if state.stop_requested is None:
+            state.stop_requested = time.monotonic()
+        return None
     if record.get("error"):
         state.errors.append({"eval_id": record["eval_id"], "target": record["target"],
                              "error": record["error"]})
     if state.on_record:
         state.on_record(record)
+    return record
 
 
 @task(name="run-cases", cache_policy=NO_CACHE, task_run_name="run-cases: {label}")
@@ -162,6 +178,7 @@ def _prepare(state: RunState) -> list[Job]:
     out = plan.options.out or str(default_results_path(plan.options.output_format))
     if state.writer is None:
         state.writer = ResultWriter(out, plan.options.output_format, append=state.append)
+    state.writer.begin()
     state.runner = CaseRunner(state.runtimes, RunOptions(
         include_trace=plan.options.include_trace, dump_prompts=plan.options.dump_prompts,
         dump_traces=plan.options.dump_traces))
@@ -205,7 +222,6 @@ async def _run_all(state: RunState, token: str, jobs: list[Job]) -> None:
             await asyncio.gather(*(gated(label, i) for i, (label, _) in enumerate(labelled)))
     finally:
         watchdog.cancel()
-        state.writer.close()
         await close_runtimes(state.runtimes)
 
 
@@ -215,6 +231,29 @@ async def eval_flow(options: dict[str, Any], token: str | None = None) -> dict[s
     started = time.perf_counter()
     token = token or register_run(RunState())
     state = RUNS[token]
+    _arm_signals(state)
+    try:
+        return await _eval(state, token, options, started)
+    except Exception as err:  # the flow run's state message never carries a secret
+        if redact(str(err)) != str(err):
+            raise RuntimeError(redact(f"{type(err).__name__}: {err}")) from None
+        raise
+
+
+def _arm_signals(state: RunState) -> None:
+    """Prefect's flow engine installs its own SIGTERM bridge (a traceback, no summary):
+    SIGTERM gets agentv's graceful stop instead, as Ctrl-C does."""
+    if state.signal_handler is None:
+        return
+    import signal
+    try:
+        signal.signal(signal.SIGTERM, state.signal_handler)
+    except ValueError:  # not the main thread
+        pass
+
+
+async def _eval(state: RunState, token: str, options: dict[str, Any],
+                started: float) -> dict[str, Any]:
     plan_stage(options, token)
     preflight_stage(token)
     await _run_all(state, token, _prepare(state))
@@ -223,7 +262,8 @@ async def eval_flow(options: dict[str, Any], token: str | None = None) -> dict[s
     from prefect.runtime import flow_run
     return {"summary": summary, "results": str(state.writer.path), "errors": state.errors,
             "wall_s": wall, "flow_run_id": str(flow_run.id), "flow_run_url": _ui_url(),
-            "interrupted": state.stop_requested is not None, "not_run": state.skipped}
+            "interrupted": state.stop_requested is not None, "not_run": state.skipped,
+            "signal": state.stop_signal, "io_error": state.io_error}
 
 
 def _ui_url() -> str | None:

@@ -92,6 +92,7 @@ class Response:
     latency_ms: float | None = None
     raw: dict[str, Any] | None = None  # never holds secrets
     cached: bool = False
+    wait_ms: float = 0.0  # time the retry layer waited between attempts (set by it)
 
 
 @runtime_checkable

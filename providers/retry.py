@@ -1,5 +1,9 @@
 """The one retry layer: exponential backoff with jitter, honouring Retry-After.
 
+A server's ``Retry-After`` is honoured even beyond ``retry_max_delay_ms``, up to
+``RETRY_AFTER_CEILING_S`` (10 minutes; logged when it exceeds the cap). The time spent
+waiting between attempts is reported (``Response.wait_ms`` / ``err.wait_ms``).
+
 Built from a target's settings (snake_case or camelCase). Only ``ProviderError``s
 marked retryable whose status is in ``retry_status_codes`` (or that have no status:
 timeouts, dropped connections) are retried; 401/403 and other 4xx never are.
@@ -19,6 +23,7 @@ log = logging.getLogger("agentv.retry")
 T = TypeVar("T")
 
 DEFAULT_STATUS_CODES = (429, 500, 502, 503, 504)
+RETRY_AFTER_CEILING_S = 600.0
 _KEYS = {
     "max_retries": ("max_retries", "maxRetries"),
     "initial_delay_ms": ("retry_initial_delay_ms", "retryInitialDelayMs"),
@@ -73,32 +78,47 @@ class RetryPolicy:
     def delay_s(self, retry_index: int, err: ProviderError | None = None) -> float:
         """Delay before retry number ``retry_index`` (0-based), jittered to 75–125%."""
         base = self.initial_delay_ms * (self.backoff_factor ** retry_index)
-        delay = min(base, self.max_delay_ms) * random.uniform(0.75, 1.25)
+        delay = min(min(base, self.max_delay_ms) * random.uniform(0.75, 1.25), self.max_delay_ms)
         if err is not None and err.retry_after is not None:
-            # never sooner than the server asked, never longer than the cap
-            delay = max(delay, min(err.retry_after * 1000.0, self.max_delay_ms))
-        return min(delay, self.max_delay_ms) / 1000.0
+            asked = min(err.retry_after, RETRY_AFTER_CEILING_S) * 1000.0
+            if asked > self.max_delay_ms:
+                log.warning("server asked to retry after %.0fs, beyond retry_max_delay_ms "
+                            "(%.0fs): waiting %.0fs (Retry-After is honoured up to %.0fs)",
+                            err.retry_after, self.max_delay_ms / 1000, asked / 1000,
+                            RETRY_AFTER_CEILING_S)
+            delay = max(delay, asked)  # never sooner than the server asked
+        return delay / 1000.0
 
 
 async def call_with_retries(fn: Callable[[int], Awaitable[T]], policy: RetryPolicy,
                             label: str = "") -> tuple[T, int]:
     """Run ``fn(attempt)`` until it succeeds or retries run out; returns (value, attempts).
 
-    The final error is re-raised with ``.attempts`` set so the record can count tries."""
+    The final error is re-raised with ``.attempts`` and ``.wait_ms`` (time slept between
+    attempts) set so the record can count tries; a successful value that has a ``wait_ms``
+    attribute gets it set too."""
     attempt = 1
+    waited = 0.0
     while True:
         try:
-            return await fn(attempt), attempt
+            value = await fn(attempt)
         except Exception as err:  # noqa: BLE001 - classified below
             if attempt > policy.max_retries or not policy.should_retry(err):
                 err.attempts = attempt  # type: ignore[attr-defined]
+                err.wait_ms = round(waited * 1000, 3)  # type: ignore[attr-defined]
                 raise
             delay = policy.delay_s(attempt - 1, err if isinstance(err, ProviderError) else None)
             status = getattr(err, "status", None)
             log.info("retry %s attempt %d failed (status=%s: %s); retrying in %.2fs",
                      label, attempt, status, err, delay)
+            started = time.monotonic()
             await policy.sleep(delay)
+            waited += time.monotonic() - started
             attempt += 1
+            continue
+        if hasattr(value, "wait_ms"):
+            value.wait_ms = round(waited * 1000, 3)
+        return value, attempt
 
 
 class RetryingProvider:

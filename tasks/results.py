@@ -200,9 +200,13 @@ def write_parquet(results: str | Path, out: str | Path | None = None,
     out = Path(out) if out else parquet_path_for(results)
     schema = arrow_schema()
     tmp = out.with_name(out.name + ".tmp")
-    with pq.ParquetWriter(tmp, schema) as writer:
-        for chunk in _chunks(iter_records(results), chunk_rows):
-            writer.write_batch(pa.RecordBatch.from_pylist(chunk, schema=schema))
+    try:
+        with pq.ParquetWriter(tmp, schema) as writer:
+            for chunk in _chunks(iter_records(results), chunk_rows):
+                writer.write_batch(pa.RecordBatch.from_pylist(chunk, schema=schema))
+    except BaseException:
+        tmp.unlink(missing_ok=True)  # disk full: no half-written file left behind
+        raise
     tmp.replace(out)
     return out
 

@@ -1,7 +1,11 @@
 """``--resume``: continue an interrupted run in the same results file.
 
 The last line of a JSONL file may be torn (the process died mid-write): it is cut off.
+A damaged line in the middle (two writers, a crash of an older version) is reported with
+its line number, saved to ``<file>.torn`` and removed from the file; that case runs again.
 Every complete record's ``case_key`` is marked done, so nothing is recorded twice.
+An explicitly named file is resumed even when it is empty (what ``kill -9`` leaves before
+the first record).
 """
 from __future__ import annotations
 
@@ -20,6 +24,7 @@ class Finished:
     keys: set[str] = field(default_factory=set)
     records: list[dict[str, Any]] = field(default_factory=list)
     repaired_bytes: int = 0
+    torn_lines: list[int] = field(default_factory=list)
 
 
 def resolve_resume_path(value: str, fmt: str) -> Path:
@@ -46,16 +51,35 @@ def repair_torn_tail(path: Path) -> int:
     return len(data) - keep
 
 
-def _jsonl_records(path: Path) -> list[dict[str, Any]]:
-    records = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+def _parse(line: bytes) -> dict[str, Any] | None:
+    try:
+        record = json.loads(line)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def _jsonl_records(path: Path) -> tuple[list[dict[str, Any]], list[int]]:
+    """The file's records and the numbers of its damaged lines, which are moved out of the
+    file (into ``<file>.torn``) so every reader of the results sees whole records only."""
+    records, torn, kept, bad = [], [], [], []
+    for number, line in enumerate(path.read_bytes().splitlines(keepends=True), 1):
         if not line.strip():
             continue
-        try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError:
-            continue  # a damaged line in the middle: that case is simply run again
-    return records
+        record = _parse(line)
+        if record is None:
+            torn.append(number)
+            bad.append(b"%d: " % number + line.rstrip(b"\n") + b"\n")
+        else:
+            records.append(record)
+            kept.append(line)
+    if torn:
+        with open(path.with_name(path.name + ".torn"), "ab") as fh:
+            fh.write(b"".join(bad))
+        with open(path, "r+b") as fh:
+            fh.write(b"".join(kept))
+            fh.truncate()
+    return records, torn
 
 
 def _yaml_records(path: Path) -> list[dict[str, Any]]:
@@ -79,7 +103,11 @@ def _yaml_records(path: Path) -> list[dict[str, Any]]:
 
 
 def load_finished(path: Path, fmt: str) -> Finished:
+    torn: list[int] = []
     repaired = repair_torn_tail(path) if fmt == "jsonl" else 0
-    records = _jsonl_records(path) if fmt == "jsonl" else _yaml_records(path)
+    if fmt == "jsonl":
+        records, torn = _jsonl_records(path)
+    else:
+        records = _yaml_records(path)
     keys = {r["case_key"] for r in records if isinstance(r.get("case_key"), str)}
-    return Finished(keys=keys, records=records, repaired_bytes=repaired)
+    return Finished(keys=keys, records=records, repaired_bytes=repaired, torn_lines=torn)

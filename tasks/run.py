@@ -7,19 +7,17 @@ stays inside that evaluator's result.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any
 
 from evaluators.base import EvalContext, EvaluatorResult, run_evaluator, weighted_score
 from providers.agent_output import trace_from_messages, trace_summary
 from providers.base import Response
 from providers.retry import RetryingProvider
-from tasks.redact import redact
+from tasks.dumps import dump_name, write_dump
 from tasks.expand import (Job, build_request, prompt_dump, provider_request_record,
                           reference_answer, transcript, user_segments)
 
@@ -58,9 +56,10 @@ class CaseRunner:
     async def run(self, job: Job) -> dict[str, Any]:
         runtime = self.targets[job.target]
         request = build_request(job.case, is_agent=runtime.is_agent, trial=job.trial)
+        dumps: dict[str, Any] = {}
         if self.options.dump_prompts:
-            _dump_json(Path(self.options.dump_prompts), f"{_safe(job.case.id)}"
-                       f"{_trial_suffix(job)}.json", prompt_dump(request))
+            dumps["prompt"] = write_dump(self.options.dump_prompts, dump_name(
+                job.case.file, job.case.id, job.target, job.trial), prompt_dump(request))
         started = time.perf_counter()
         try:
             response, attempts = await self._invoke(job, runtime, request)
@@ -68,14 +67,16 @@ class CaseRunner:
             raise
         except Exception as err:  # noqa: BLE001 - tier 2: recorded, the run goes on
             attempts = getattr(err, "attempts", 1)
-            self._dump_trace(job, attempts, None)
-            return self._error_record(job, runtime, request, err, attempts, started)
+            self._dump_trace(job, attempts, None, dumps)
+            return _with_dumps(self._error_record(job, runtime, request, err, attempts,
+                                                  started), dumps)
         if response.trace is None:  # AgentV: tool calls in output_messages are the trace
             response.trace = trace_from_messages(response.output_messages)
-        self._dump_trace(job, attempts, response)
+        self._dump_trace(job, attempts, response, dumps)
         summary = trace_summary(response.trace, response.usage)
         results = await self._evaluate(job, runtime, request, response, attempts, summary)
-        return self._record(job, runtime, request, response, results, attempts, started, summary)
+        return _with_dumps(self._record(job, runtime, request, response, results, attempts,
+                                        started, summary), dumps)
 
     def batching(self, jobs: list[Job]) -> bool:
         return bool(jobs) and self.targets[jobs[0].target].batch is not None
@@ -156,7 +157,9 @@ class CaseRunner:
             "evaluator_results": [r.to_record() for r in results],
             "error": None, "attempt": attempts,
             "latency_ms": round(response.latency_ms if response.latency_ms is not None
+                                and attempts == 1
                                 else (time.perf_counter() - started) * 1000, 3),
+            "wait_ms": response.wait_ms,
             "usage": _usage(response),
         })
         if response.cached:
@@ -176,23 +179,28 @@ class CaseRunner:
                        "reasoning": "", "evaluator_provider_request": None,
                        "evaluator_results": [], "error": message, "attempt": attempts,
                        "latency_ms": round((time.perf_counter() - started) * 1000, 3),
+                       "wait_ms": getattr(err, "wait_ms", 0.0),
                        "usage": None})
         if details:
             record["error_details"] = details
         log.info("case %s failed after %d attempt(s): %s", job.case.id, attempts, message)
         return record
 
-    def _dump_trace(self, job: Job, attempts: int, response: Response | None) -> None:
+    def _dump_trace(self, job: Job, attempts: int, response: Response | None,
+                    dumps: dict[str, Any]) -> None:
         if not self.options.dump_traces:
             return
         final, usage = (response.trace, response.usage) if response else (None, None)
+        paths = dumps.setdefault("traces", [])
         for attempt in range(1, attempts + 1):  # earlier attempts failed: no trace
             trace = final if attempt == attempts else None
-            _dump_json(Path(self.options.dump_traces),
-                       f"{_safe(job.case.id)}{_trial_suffix(job)}_attempt-{attempt}.json",
-                       {"eval_id": job.case.id, "attempt": attempt, "target": job.target,
-                        "trace": [e.to_dict() for e in trace] if trace is not None else None,
-                        "trace_summary": trace_summary(trace, usage)})
+            paths.append(write_dump(
+                self.options.dump_traces,
+                dump_name(job.case.file, job.case.id, job.target, job.trial, attempt),
+                {"eval_id": job.case.id, "attempt": attempt, "target": job.target,
+                 "trial": job.trial, "file": job.case.file,
+                 "trace": [e.to_dict() for e in trace] if trace is not None else None,
+                 "trace_summary": trace_summary(trace, usage)}))
 
 
 def _reasoning(results: list[EvaluatorResult]) -> str:
@@ -211,15 +219,9 @@ def _usage(response: Response) -> dict[str, Any] | None:
     return usage
 
 
-def _safe(name: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
-
-
-def _trial_suffix(job: Job) -> str:
-    return f"_trial-{job.trial}" if job.trial else ""
-
-
-def _dump_json(directory: Path, name: str, data: dict[str, Any]) -> None:
-    directory.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(data, indent=2, ensure_ascii=False, default=str)
-    (directory / name).write_text(redact(text), encoding="utf-8")
+def _with_dumps(record: dict[str, Any], dumps: dict[str, Any]) -> dict[str, Any]:
+    """``dump_files``: the prompt and trace dumps written for this case (with --dump-*)."""
+    if dumps:
+        record["dump_files"] = {k: [p for p in v if p] if isinstance(v, list) else v
+                                for k, v in dumps.items()}
+    return record

@@ -1,12 +1,19 @@
-"""The one results writer: append + flush each record as its case finishes.
+"""The one results writer: one exclusive writer per results file, each record appended whole.
 
 JSONL (one object per line) or YAML (one document per record, ``---`` separated,
-multi-line strings in literal block style). Every line is redacted before it is written.
-A single writer in one event loop writes whole records with one ``write`` call, so
-lines never interleave.
+multi-line strings in literal block style). Every record is scrubbed of secrets before it
+is serialized.
+
+The file is locked (``flock``, exclusive) from the moment the run opens it until it ends:
+a second run on the same file fails at once naming the holder's PID, and nothing is
+truncated before the lock is held. Each record goes out in one unbuffered ``write`` on an
+``O_APPEND`` descriptor; if that write fails (disk full, file too large) the partial bytes
+are cut off again, so the file always ends with a whole record and ``--resume`` continues it.
 """
 from __future__ import annotations
 
+import errno
+import fcntl
 import json
 import os
 from datetime import datetime
@@ -14,9 +21,13 @@ from pathlib import Path
 from typing import Any
 
 from providers.base import ConfigError
-from tasks.redact import redact
+from tasks.redact import redact_obj
 
 FORMATS = ("jsonl", "yaml")
+
+
+class ResultsBusy(ConfigError):
+    """Another process holds the lock on this results file."""
 
 
 def check_format(fmt: str) -> str:
@@ -52,31 +63,110 @@ def serialize(record: dict[str, Any], fmt: str) -> str:
     return json.dumps(record, ensure_ascii=False, default=str) + "\n"
 
 
+def lock_holder(path: Path) -> int | None:
+    """The PID holding an flock on ``path`` (Linux ``/proc/locks``), if it can be found."""
+    try:
+        inode = os.stat(path).st_ino
+        lines = Path("/proc/locks").read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        parts = line.split()
+        if "FLOCK" in parts and len(parts) > 5 and parts[-3].rsplit(":", 1)[-1] == str(inode):
+            pid = parts[parts.index("FLOCK") + 3]
+            return int(pid) if pid.isdigit() else None
+    return None
+
+
+def _open_locked(path: Path, flag: str) -> int:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o644)
+    except OSError as err:
+        raise ConfigError(f"cannot open results file for writing: {err.strerror or err}",
+                          str(path), flag) from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        pid = lock_holder(path)
+        holder = f"PID {pid}" if pid else "another process"
+        raise ResultsBusy(f"another agentv run ({holder}) is writing this results file; "
+                          "wait for it, or choose another --out", str(path), flag) from None
+    return fd
+
+
 class ResultWriter:
-    def __init__(self, path: str | Path, fmt: str = "jsonl", append: bool = False):
+    """Opened (and locked) before the run; ``begin`` empties it unless appending (resume)."""
+
+    def __init__(self, path: str | Path, fmt: str = "jsonl", append: bool = False,
+                 flag: str = "--out"):
         self.path = Path(path)
         self.fmt = check_format(fmt)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._fh = open(self.path, "a" if append else "w", encoding="utf-8")
+        self.append = append
+        existed = self.path.exists()
+        self._fd: int | None = _open_locked(self.path, flag)
+        self._created = not existed
+        self._begun = False
         self.count = 0
 
-    def write(self, record: dict[str, Any]) -> None:
-        text = redact(serialize(record, self.fmt))
-        self._fh.write(text)
-        self._fh.flush()
+    def begin(self) -> None:
+        """The run starts: a fresh (non-resume) results file is emptied now, not before."""
+        if not self._begun:
+            self._begun = True
+            if not self.append:
+                os.ftruncate(self._fd, 0)
+
+    def write(self, record: dict[str, Any]) -> dict[str, Any]:
+        """Append one scrubbed record; returns it (what was written)."""
+        record = redact_obj(record)
+        data = serialize(record, self.fmt).encode("utf-8")
+        self.begin()
+        size = os.fstat(self._fd).st_size
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self._fd, view):]
+        except OSError:
+            self._cut_back(size)
+            raise
         self.count += 1
+        return record
+
+    def _cut_back(self, size: int) -> None:
+        try:
+            os.ftruncate(self._fd, size)
+        except OSError:
+            pass
 
     def sync(self) -> None:
-        self._fh.flush()
-        os.fsync(self._fh.fileno())
+        if self._fd is not None:
+            os.fsync(self._fd)
+
+    def abandon(self) -> None:
+        """Nothing ran (a configuration error): unlock, and remove the file if we made it."""
+        if self._fd is not None and self._created and not self._begun \
+                and os.fstat(self._fd).st_size == 0:
+            self.path.unlink(missing_ok=True)
+        self.close()
 
     def close(self) -> None:
-        if not self._fh.closed:
-            self._fh.flush()
-            self._fh.close()
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            os.close(fd)  # releases the lock
+
+    @property
+    def closed(self) -> bool:
+        return self._fd is None
 
     def __enter__(self) -> "ResultWriter":
         return self
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+def is_disk_error(err: BaseException) -> bool:
+    return isinstance(err, OSError) and err.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT,
+                                                      errno.EROFS, errno.EIO, errno.EACCES,
+                                                      errno.EPERM)
