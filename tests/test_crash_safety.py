@@ -118,3 +118,189 @@ def test_worker_validation(value):
     from providers.base import ConfigError
     with pytest.raises(ConfigError):
         parse_workers(value)
+
+
+# ---------------------------------------------------------------- one writer per results file
+def test_second_run_on_the_same_out_fails_at_once_naming_the_holder(prefect_api, tmp_path):
+    f = make_suite(tmp_path, n=12, delay_ms=300)
+    out = tmp_path / "r.jsonl"
+    first = start(["eval", str(f), "--workers", "2", "--out", str(out)], tmp_path)
+    wait_for_lines(out, 1)
+    t0 = time.monotonic()
+    second = start(["eval", str(f), "--workers", "2", "--out", str(out)], tmp_path)
+    _, err2 = second.communicate(timeout=60)
+    assert second.returncode == 2, err2
+    assert time.monotonic() - t0 < 10  # at once: before Prefect, before any case
+    assert err2.strip().splitlines() == [
+        f"error: {out}: --out: another agentv run (PID {first.pid}) is writing this results "
+        "file; wait for it, or choose another --out"]
+    stdout, stderr = first.communicate(timeout=120)
+    assert first.returncode == 0, stderr
+    recorded = keys(out)
+    assert len(recorded) == len(set(recorded)) == 12  # nothing lost, nothing torn
+    # the same for --resume while the file is being written
+    out2 = tmp_path / "r2.jsonl"
+    third = start(["eval", str(f), "--workers", "2", "--out", str(out2)], tmp_path)
+    wait_for_lines(out2, 1)
+    fourth = start(["eval", str(f), "--resume", str(out2)], tmp_path)
+    _, err4 = fourth.communicate(timeout=60)
+    assert fourth.returncode == 2 and f"(PID {third.pid})" in err4, err4
+    assert third.wait(timeout=120) == 0
+
+
+def test_config_error_leaves_an_earlier_results_file_untouched(cli, tmp_path):
+    f = make_suite(tmp_path, n=2, delay_ms=1)
+    out = tmp_path / "r.jsonl"
+    out.write_text('{"case_key": "earlier"}\n')
+    proc = cli("eval", str(f), "--out", str(out), "--target", "nope", cwd=tmp_path)
+    assert proc.returncode == 2 and "unknown target" in proc.stderr
+    assert out.read_text() == '{"case_key": "earlier"}\n'
+    fresh = tmp_path / "fresh.jsonl"
+    proc = cli("eval", str(f), "--out", str(fresh), "--target", "nope", cwd=tmp_path)
+    assert proc.returncode == 2 and not fresh.exists()
+
+
+def test_resume_of_an_empty_named_file_continues_that_file(cli, tmp_path):
+    f = make_suite(tmp_path, n=5, delay_ms=1)
+    older = tmp_path / ".agentv" / "results" / "eval_2020-01-01T00-00-00-000.jsonl"
+    older.parent.mkdir(parents=True)
+    older.write_text('{"case_key": "someone-else"}\n')
+    empty = tmp_path / "killed.jsonl"  # what kill -9 leaves before the first record
+    empty.write_text("")
+    proc = cli("eval", str(f), "--resume", str(empty), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert f"resuming {empty}: 0 case(s)" in proc.stderr
+    assert len(keys(empty)) == 5
+    assert older.read_text() == '{"case_key": "someone-else"}\n'
+
+
+def test_torn_middle_line_is_reported_with_its_line_and_run_again(cli, tmp_path):
+    f = make_suite(tmp_path, n=4, delay_ms=1)
+    out = tmp_path / "r.jsonl"
+    assert cli("eval", str(f), "--out", str(out), cwd=tmp_path).returncode == 0
+    lines = out.read_text().splitlines()
+    torn = lines[1][: len(lines[1]) // 2]
+    out.write_text("\n".join([lines[0], torn + lines[2], lines[3]]) + "\n")  # 2 writers' mess
+    proc = cli("eval", str(f), "--resume", str(out), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert f"warning: {out}:2: damaged result line skipped" in proc.stderr
+    assert sorted(keys(out)) == sorted(json.loads(l)["case_key"] for l in lines)
+    assert (tmp_path / "r.jsonl.torn").read_text().startswith("2: " + torn)
+    assert "total cases: 4" in proc.stdout
+
+
+# ---------------------------------------------------------------- dump names
+HOSTILE_IDS = ["x" * 300, "a/b", "a_b", "a b", "a:b", "a\\\\b", "../../escape", ".hidden",
+               "ü" * 120]
+
+
+def test_hostile_ids_get_safe_unique_bounded_dump_names_listed_in_the_record(cli, tmp_path):
+    (tmp_path / "targets.yaml").write_text(
+        "$schema: agentv-targets-v2\ntargets:\n  - name: default\n    provider: mock\n")
+    for name in ("one", "two"):  # the same ids in two files
+        (tmp_path / f"{name}.yaml").write_text("$schema: agentv-eval-v2\nevalcases:\n" + "".join(
+            f'  - id: "{i}"\n    input: q\n    evaluators: [{{type: contains, value: M}}]\n'
+            for i in HOSTILE_IDS))
+    out = tmp_path / "r.jsonl"
+    proc = cli("eval", str(tmp_path / "one.yaml"), str(tmp_path / "two.yaml"), "--out", str(out),
+               "--trials", "2", "--dump-prompts", str(tmp_path / "p"), "--dump-traces",
+               str(tmp_path / "t"), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    records = [json.loads(l) for l in out.read_text().splitlines()]
+    assert len(records) == 2 * 2 * len(HOSTILE_IDS)
+    prompts = [r["dump_files"]["prompt"] for r in records]
+    traces = [p for r in records for p in r["dump_files"]["traces"]]
+    assert len(set(prompts)) == len(prompts) and len(set(traces)) == len(traces)
+    for path in prompts + traces:
+        p = Path(path)
+        assert p.is_file() and p.parent in (tmp_path / "p", tmp_path / "t"), path
+        assert len(p.name.encode()) <= 140 and not p.name.startswith(".")
+    assert len(list((tmp_path / "p").iterdir())) == len(prompts)
+    assert len(list((tmp_path / "t").iterdir())) == len(traces)
+    dumped = json.loads(Path(records[0]["dump_files"]["traces"][0]).read_text())
+    assert dumped["eval_id"] == records[0]["eval_id"]
+
+
+# ---------------------------------------------------------------- SIGTERM
+def test_sigterm_stops_flushes_summarizes_and_exits_143(prefect_api, tmp_path):
+    f = make_suite(tmp_path, n=40, delay_ms=1000)
+    out = tmp_path / "r.jsonl"
+    proc = start(["eval", str(f), "--workers", "4", "--out", str(out)], tmp_path)
+    wait_for_lines(out, 4)
+    proc.send_signal(signal.SIGTERM)
+    t0 = time.monotonic()
+    stdout, stderr = proc.communicate(timeout=60)
+    assert time.monotonic() - t0 < 15
+    assert proc.returncode == 143, stderr
+    recorded = keys(out)
+    assert 4 <= len(recorded) < 40 and len(set(recorded)) == len(recorded)
+    assert "SUMMARY" in stdout and f"total cases: {len(recorded)}" in stdout
+    assert f"--resume {out}" in stdout
+    assert "terminated (SIGTERM)" in stderr and "Traceback" not in stderr
+
+
+# ---------------------------------------------------------------- disk full
+def _check_disk_full_run(proc: subprocess.CompletedProcess, out: Path, f: Path, cwd: Path,
+                         n: int) -> None:
+    assert proc.returncode == 2, proc.stderr
+    errors = [l for l in proc.stderr.splitlines() if l.startswith("error:")]
+    assert len(errors) == 1 and "cannot write results" in errors[0], proc.stderr
+    assert "Traceback" not in proc.stderr
+    recorded = keys(out)  # every line whole: nothing torn
+    assert 0 < len(recorded) < n
+    assert f"total cases: {len(recorded)}" in proc.stdout and f"--resume {out}" in proc.stdout
+
+
+def _big_suite(tmp_path: Path, n: int) -> Path:
+    return make_suite(tmp_path, n=n, delay_ms=1, response="y" * 2000)
+
+
+def test_file_size_limit_ends_with_one_error_line_and_a_resumable_file(prefect_api, tmp_path):
+    import resource
+    n = 30
+    f = _big_suite(tmp_path, n)
+    out = tmp_path / "r.jsonl"
+    limit = 24 * 1024  # ulimit -f: room for ~8 records; then EFBIG
+
+    def small_files() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run([sys.executable, "-m", "flows.cli", "eval", str(f), "--out", str(out)],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=180,
+                          preexec_fn=small_files)
+    _check_disk_full_run(proc, out, f, tmp_path, n)
+    resumed = start(["eval", str(f), "--resume", str(out)], tmp_path)
+    stdout, stderr = resumed.communicate(timeout=180)
+    assert resumed.returncode == 0, stderr
+    assert len(keys(out)) == len(set(keys(out))) == n
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting a tmpfs needs root")
+def test_disk_full_ends_with_one_error_line_and_a_resumable_file(cli, tmp_path):
+    n = 30
+    f = _big_suite(tmp_path, n)
+    mnt = tmp_path / "small"
+    mnt.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=24k", "tmpfs", str(mnt)], check=True)
+    try:
+        out = mnt / "r.jsonl"
+        proc = cli("eval", str(f), "--out", str(out), cwd=tmp_path)
+        _check_disk_full_run(proc, out, f, tmp_path, n)
+        saved = tmp_path / "r.jsonl"
+        saved.write_bytes(out.read_bytes())
+    finally:
+        subprocess.run(["umount", str(mnt)], check=False)
+    proc = cli("eval", str(f), "--resume", str(saved), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert len(keys(saved)) == len(set(keys(saved))) == n
+
+
+def test_unwritable_out_is_one_error_line_before_anything_runs(cli, tmp_path):
+    f = make_suite(tmp_path, n=2, delay_ms=1)
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    proc = cli("eval", str(f), "--out", str(blocker / "r.jsonl"), cwd=tmp_path)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(
+        f"error: {blocker / 'r.jsonl'}: --out: cannot open results file for writing: "), lines
