@@ -274,3 +274,54 @@ def test_configuration_errors_never_print_a_secret(tmp_path):
         line = proc.stderr.strip().splitlines()[-1]
         assert line.startswith("error: ") and "***" in line, (name, line)
         assert not leaks(proc.stdout + proc.stderr), (name, proc.stderr)
+
+
+# ---------------------------------------------------------------- the registry, unit level
+def test_registry_masks_every_spelling_and_cuts_after_scrubbing(monkeypatch):
+    from providers import secrets
+    from tasks.redact import redact, register, register_loose
+    monkeypatch.setattr(secrets, "_values", ())
+    register(['k"ey/with+odd&chars-123'])
+    register_loose(["8080", "true", "short", "gpt-4o-mini-long-enough"])
+    assert redact(json.dumps({"a": 'k"ey/with+odd&chars-123'})) == '{"a": "***"}'
+    assert redact("?token=k%22ey%2Fwith%2Bodd%26chars-123") == "?token=***"
+    assert redact("port 8080 is true, short") == "port 8080 is true, short"
+    assert redact("model gpt-4o-mini-long-enough") == "model ***"
+    text = "x" * 290 + 'k"ey/with+odd&chars-123'
+    assert secrets.cut(text, 300) == "x" * 290 + "***"
+    assert secrets.tail('k"ey/with+odd&chars-123' + "y" * 5, 8) == "***yyyyy"
+
+
+def test_every_target_of_the_file_is_scanned_used_or_not():
+    from tasks.redact import targets_file_values
+    env = {"A_KEY": "value-of-a-key", "PLAIN": "plain-value-123", "TOK": "tok-value-1234"}
+    entries = [
+        {"name": "unused", "provider": "openai", "api_key": "${{ A_KEY }}", "model": "m"},
+        {"name": "agent", "provider": "cli", "env": {"AGENT_TOKEN": "TOK", "MODE": "PLAIN"},
+         "healthcheck": {"type": "http", "url": "http://h/health?token=lit-1234&x=1"}},
+        {"name": "u", "provider": "openai", "settings": {"secret": "literal-secret"}},
+    ]
+    marked, loose = targets_file_values(entries, env)
+    assert set(marked) == {"value-of-a-key", "tok-value-1234", "lit-1234", "literal-secret"}
+    assert loose == ["plain-value-123"]
+
+
+def test_children_get_the_os_environment_and_what_they_declare(monkeypatch, tmp_path):
+    from providers import environment
+    from tasks.discover import load_env_files
+    monkeypatch.setattr(environment, "_dotenv_only", set())
+    monkeypatch.setenv("OS_VAR", "os")
+    (tmp_path / ".env").write_text("DOTENV_EXTRA=extra\nOS_VAR=dotenv-loses\nDECLARED=d\n")
+    eval_file = tmp_path / "e.yaml"
+    eval_file.write_text("")
+    monkeypatch.chdir(tmp_path)
+    for name in ("DOTENV_EXTRA", "DECLARED"):
+        monkeypatch.delenv(name, raising=False)
+    load_env_files([eval_file])
+    try:
+        env = environment.child_env(["DECLARED"], {"TOKEN": "${{ DOTENV_EXTRA }}", "N": 1})
+        assert env["OS_VAR"] == "os" and env["DECLARED"] == "d"
+        assert "DOTENV_EXTRA" not in env and env["TOKEN"] == "extra" and env["N"] == "1"
+    finally:
+        for name in ("DOTENV_EXTRA", "DECLARED"):
+            monkeypatch.delenv(name, raising=False)
