@@ -15,7 +15,7 @@ from tasks.discover import expand_eval_paths, load_env_files
 from tasks.expand import Job
 from tasks.files import EvalSuite, load_suite
 from tasks.redact import (register, register_dotenv, register_environment,
-                          register_targets_file)
+                          register_targets_file, secret_values)
 from tasks.scale import check_task_runner, parse_shard, select_shard
 from tasks.write import check_format
 from tasks.targets import TargetsFile, discover_targets, load_targets, select_target_name
@@ -139,7 +139,7 @@ def _resolve(name: str, tf: TargetsFile | None, opts: EvalOptions, where: str) -
                                                workers=entry.get("workers"),
                                                where=tf.where(name)))
     target = tf.resolve(name)
-    register(target.secrets)
+    register(secret_values([target]))
     return target
 
 

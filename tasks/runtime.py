@@ -12,7 +12,7 @@ from providers.base import BaseProvider, ConfigError, Target
 from providers.registry import build_provider
 from providers.retry import RetryingProvider, RetryPolicy
 from tasks.plan import Plan
-from tasks.redact import register
+from tasks.redact import register, secret_values
 from tasks.run import TargetRuntime
 
 log = logging.getLogger("agentv.run")
@@ -39,7 +39,7 @@ def build_runtimes(plan: Plan) -> dict[str, TargetRuntime]:
     for name, target in plan.targets.items():
         provider = build_provider(target)
         provider.check()
-        register(target.secrets)  # keys found by check() (env defaults) are redacted too
+        register(secret_values([target]))  # keys check() found (env defaults) too
         policy = _policy(target, provider, plan.options.max_retries)
         built[name] = (provider, RetryingProvider(_wrap(provider, plan), policy))
     runtimes: dict[str, TargetRuntime] = {}
