@@ -73,5 +73,6 @@ class CodeJudge(Evaluator):
                                     if k not in ("score", "hits", "misses", "reasoning")} or None)
 
     def _failure(self, message: str) -> EvaluatorResult:
-        return self.result(0.0, misses=[cut(message, 300)], reasoning=f"code_judge failed: {message}",
+        return self.result(0.0, misses=[cut(message, 300)],
+                           reasoning=f"code_judge failed: {message}",
                            error=message)

@@ -108,7 +108,8 @@ def categorical_judge(judge: Any, criterion: str = DEFAULT_CRITERION
         rating, reason = parse_rating(response.text)
         if rating is None:
             return Score(value=0.0, passed=False,
-                         reason=f"judge reply broke the rating contract: {cut(response.text, 200)!r}")
+                         reason="judge reply broke the rating contract: "
+                                f"{cut(response.text, 200)!r}")
         return rating_score(rating, reason)
     evaluate.__name__ = "categorical_judge"
     return evaluate

@@ -124,7 +124,8 @@ class CliProvider(BaseProvider):
             raise ProviderError(f"cannot run {argv[0]!r}: {err.strerror or err}",
                                 details={"command": argv[0]}) from None
         if proc.stderr.strip():
-            log.info("target %s, %s: stderr:\n%s", self.name, label, tail(proc.stderr, TAIL).rstrip())
+            log.info("target %s, %s: stderr:\n%s", self.name, label,
+                     tail(proc.stderr, TAIL).rstrip())
         proc.check_exit("command", command=argv[0])
         return proc
 

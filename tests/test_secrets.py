@@ -138,7 +138,8 @@ def write_project(root: Path, echo: str, anthropic: str) -> None:
         f"EXTRA_SETTING={CANARY['EXTRA']}\nHEALTH_TOKEN={CANARY['HEALTH']}\n")
     (root / "agent.py").write_text(
         "import os, sys\ntoken = os.environ.get('AGENT_TOKEN', 'none')\n"
-        "if 'fail' in sys.argv[1]:\n    print('agent failed with token ' + token, file=sys.stderr)\n"
+        "if 'fail' in sys.argv[1]:\n"
+        "    print('agent failed with token ' + token, file=sys.stderr)\n"
         "    sys.exit(1)\nprint('agent answer, token ' + token)\n")
     (root / "judge.py").write_text(
         "import json, os, sys\nsys.stdin.read()\n"
