@@ -85,10 +85,13 @@ def test_command_template_agent_end_to_end(cli, tmp_path):
     pid_list = [int(f.read_text()) for f in pids.glob("*.pid")]
     assert len(pid_list) == 6  # 3 attempts x (agent + its sleeping child)
     assert not [p for p in pid_list if alive(p)]
-    dumped = {f.name: json.loads(f.read_text()) for f in traces.iterdir()}
-    assert {f"sleep-timeout_attempt-{n}.json" for n in (1, 2, 3)} <= set(dumped)
-    assert dumped["sleep-timeout_attempt-2.json"]["trace"] is None
-    tools_dump = dumped["json-tools_attempt-1.json"]
+    slow_dumps = [json.loads(Path(p).read_text()) for p in slow["dump_files"]["traces"]]
+    assert [d["attempt"] for d in slow_dumps] == [1, 2, 3]
+    assert all(Path(p).parent == traces for p in slow["dump_files"]["traces"])
+    assert slow_dumps[1]["trace"] is None
+    (tools_path,) = tools["dump_files"]["traces"]
+    assert Path(tools_path).name.startswith("json-tools__agent_attempt-1_")
+    tools_dump = json.loads(Path(tools_path).read_text())
     assert tools_dump["target"] == "agent" and len(tools_dump["trace"]) == 3
     assert tools_dump["trace_summary"]["tool_calls_by_name"] == {"read_file": 1, "search": 2}
 

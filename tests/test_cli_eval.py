@@ -136,7 +136,10 @@ def test_yaml_output_eval_id_filter_and_prompt_dumps(cli, tmp_path):
     docs = [d for d in yaml.safe_load_all(out.read_text()) if d]
     assert [d["eval_id"] for d in docs] == ["review-javascript-with-guidelines"]
     assert "candidate_answer: |" in out.read_text()  # multi-line strings as literal blocks
-    dump = json.loads((dumps / "review-javascript-with-guidelines.json").read_text())
+    (dump_path,) = dumps.iterdir()
+    assert docs[0]["dump_files"]["prompt"] == str(dump_path)
+    assert dump_path.name.startswith("review-javascript-with-guidelines__")
+    dump = json.loads(dump_path.read_text())
     assert set(dump) == {"eval_id", "question", "guidelines", "guideline_paths"}
     assert "cartTotal" in dump["question"] and "House rules" in dump["guidelines"]
     assert [Path(p).name for p in dump["guideline_paths"]] == ["javascript.instructions.md",
