@@ -13,7 +13,6 @@ import pyarrow.parquet as pq
 import pytest
 
 from providers.base import ConfigError
-from tasks import redact as redact_mod
 from tasks.junit import JUNIT_COLUMNS, junit_xml
 from tasks.results import COLUMNS, iter_records, load_results, write_parquet
 from tasks.stats import breakdown, format_summary, summarize
@@ -108,7 +107,8 @@ def test_bad_inputs_are_config_errors(tmp_path):
 
 
 def test_parquet_strings_pass_through_redaction(tmp_path, monkeypatch):
-    monkeypatch.setattr(redact_mod, "_secrets", {"sk-topsecret-123"})
+    from providers import secrets
+    monkeypatch.setattr(secrets, "_values", ("sk-topsecret-123",))
     path = write_jsonl(tmp_path / "r.jsonl", [record("a", 1.0, reasoning_extra="sk-topsecret-123")])
     raw = pq.read_table(write_parquet(path)).to_pylist()[0]
     assert "sk-topsecret-123" not in json.dumps(raw) and "***" in raw["extra"]
