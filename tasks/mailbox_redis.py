@@ -4,10 +4,11 @@ One stream per mailbox (``agentv:<name>``) read through the consumer group ``age
 ``receive`` reads new entries (``XREADGROUP``) and takes back entries whose lease ran out
 (``XAUTOCLAIM`` with the visibility timeout as the minimum idle time, its cursor carried
 from call to call — every receiver of a mailbox uses the same visibility timeout); a
-receiver renews the lease of what it still holds (``XCLAIM … IDLE … JUSTID``). ``ack`` is ``XACK`` + ``XDEL``; ``nack`` re-adds
-the body (now, or after a delay through the sorted set ``agentv:<name>:delayed``) with
-its delivery count; ``dead_letter`` moves it to the stream ``agentv:<name>:dead``. Each of
-these is one Lua script, so two workers never both release one message.
+receiver renews the lease of what it still holds (``XCLAIM … IDLE … JUSTID``). ``ack`` is
+``XACK`` + ``XDEL``; ``nack`` re-adds the body (now, or after a delay through the sorted
+set ``agentv:<name>:delayed``) with its delivery count; ``dead_letter`` moves it to the
+stream ``agentv:<name>:dead``. Each of these is one Lua script that first checks the caller
+still holds the message, so two workers never both release one message.
 """
 from __future__ import annotations
 
