@@ -179,3 +179,41 @@ def test_stop_finishes_the_samples_in_flight():
     report = collect_results(results, 1, timeout_seconds=1)
     assert [r.sample_id for r in report.results] == ["1"] and report.pass_rate == 1.0
     assert requests.approximate_count() == 1  # sample 2 was never taken
+
+
+def test_a_worker_runs_a_targets_yaml_target_by_name(redis_url, tmp_path):  # noqa: F811
+    from tests.stub_llm import start_stub
+
+    base_url, stub = start_stub()
+    targets = tmp_path / "targets.yaml"
+    targets.write_text("$schema: agentv-targets-v2\ntargets:\n  - name: agent\n"
+                       f"    provider: openai\n    base_url: {base_url}/v1\n    model: m\n"
+                       "    api_key: sk-worker-key-9999\n")
+    (tmp_path / "qa_checks.py").write_text(
+        "from evaluators import contains\ncheck = contains\n")
+    name = f"named-{uuid.uuid4().hex[:6]}"
+    requests = request_mailbox(f"{redis_url}#{name}-req", str, str)
+    results = result_mailbox(f"{redis_url}#{name}-res")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "flows.cli", "worker", "--requests", f"{redis_url}#{name}-req",
+         "--results", f"{redis_url}#{name}-res", "--program", "qa_checks:check",
+         "--target", "agent", "--targets", str(targets), "--out", "records.jsonl"],
+        cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE, text=True)
+    try:
+        submit_dataset(Dataset((Sample("q1", "What is 20 + 22?", "42"),)), requests)
+        [result] = collect_results(results, 1, timeout_seconds=60).results
+        assert result.score.passed and result.record["target"] == "agent"
+        worker.send_signal(signal.SIGTERM)
+        _, err = worker.communicate(timeout=20)
+        assert worker.returncode == 0 and "target agent" in err
+        written = (tmp_path / "records.jsonl").read_text()
+        assert json.loads(written)["candidate_answer"] == "The answer is 42."
+        assert "sk-worker-key-9999" not in written + err
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+            worker.wait()
+        stub.stop()
+        requests.purge(), results.purge(), requests.close(), results.close()
