@@ -28,7 +28,7 @@ from prefect.states import Failed
 from deployments.runs import (check_parameters, eval_options, merge_results, run_stamp,
                               run_suites)
 from deployments.shards import run_shards
-from providers.base import ConfigError
+from providers.errors import ConfigError
 from tasks.compare import DEFAULT_THRESHOLD, compare_files, format_table
 
 COMPARE_KEY = "agentv-nightly-compare"

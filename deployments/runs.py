@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from providers.base import ConfigError
+from providers.errors import ConfigError
 from tasks.discover import expand_eval_paths
 from tasks.files import load_suite
 from tasks.plan import EvalOptions, build_plan

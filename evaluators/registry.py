@@ -10,7 +10,7 @@ from typing import Any, Callable
 from pydantic import ValidationError
 
 from evaluators.base import Evaluator
-from providers.base import ConfigError
+from providers.errors import ConfigError
 from providers.lazyload import load_symbol
 
 # type -> "module:Class"

@@ -1,6 +1,6 @@
 """``EvalResult`` / ``EvalReport``: the typed API's results (seed 002).
 
-``run_dataset`` (tasks/dataset.py) builds them from agentv result records: a sample's
+``run_dataset`` (flows/dataset.py) builds them from agentv result records: a sample's
 ``Score`` is its evaluator's score and verdict (several evaluators: the case score, and
 pass only if all pass); a target or evaluator error makes the sample unsuccessful.
 """

@@ -13,7 +13,7 @@ from typing import List, Optional
 
 import typer
 
-from providers.base import ConfigError
+from providers.errors import ConfigError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="agentv: evaluate AI agents and LLM apps with AgentV eval suites on Prefect.")

@@ -18,7 +18,7 @@ from typing import Any, Optional
 
 import typer
 
-from providers.base import ConfigError
+from providers.errors import ConfigError
 
 
 def load_program(spec: str) -> Any:

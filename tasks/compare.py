@@ -19,7 +19,7 @@ from math import lgamma, log
 from typing import Any
 
 from evaluators.base import PASS_THRESHOLD
-from providers.base import ConfigError
+from providers.errors import ConfigError
 from tasks.results import load_results
 from tasks.trials import bootstrap_ci
 

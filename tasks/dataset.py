@@ -1,27 +1,23 @@
-"""Typed datasets (seed 002) and one call that runs them through the agentv eval flow.
+"""Typed datasets (seed 002) and the eval suite they become.
 
 ``Dataset.load(path, input_type, expected_type)`` reads JSONL ``{id, input, expected}``:
 primitives pass through type-checked, mappings become dataclasses or pydantic models, and
-a mismatch is a ``TypeError`` naming the line. ``run_dataset(dataset, target, evaluator)``
-turns the samples into eval cases, runs them against a target (a targets.yaml name or a
-Python callable) through the same Prefect flow as ``agentv eval``, and returns an
-``EvalReport``.
+a mismatch is a ``TypeError`` naming the line. ``dataset_suite`` turns the samples into eval
+cases; ``flows.dataset.run_dataset`` runs them through the agentv eval flow.
 """
 from __future__ import annotations
 
 import dataclasses
 import json
-import sys
 import types
 import typing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Generic, Iterator, TypeVar
+from typing import Any, Generic, Iterator, TypeVar
 
-from evaluators.report import EvalReport, EvalResult, report_from_records  # re-exported
-from providers.base import Target
+from evaluators.report import EvalReport, EvalResult  # re-exported
 
-__all__ = ["Dataset", "EvalReport", "EvalResult", "Sample", "coerce", "evaluate", "run_dataset"]
+__all__ = ["Dataset", "EvalReport", "EvalResult", "Sample", "as_text", "coerce", "dataset_suite"]
 
 InputT = TypeVar("InputT")
 ExpectedT = TypeVar("ExpectedT")
@@ -154,48 +150,6 @@ def as_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
-def _log(message: str) -> None:
-    print(message, file=sys.stderr)
-
-
-def run_dataset(dataset: Dataset, target: str | Target | Callable[[Any], Any], evaluator: Any, *,
-                targets: str | None = None, judge: str | Target | None = None,
-                workers: int = 1, out: str | None = None, name: str = "dataset",
-                log: Callable[[str], None] = _log) -> EvalReport:
-    """Run every sample against ``target`` and score it with ``evaluator``, through the same
-    Prefect flow as ``agentv eval`` (result records, Parquet and artifacts included).
-
-    ``target``: a name in targets.yaml (``targets`` is its path; else it is discovered from
-    the current directory), a ``Target``, or a Python callable ``input -> output``.
-    ``evaluator``: a typed function ``(output, expected[, session]) -> Score``, an agentv
-    ``Evaluator``, or a list of them. ``judge`` names the judge target for judge-based
-    evaluators (default: the target's ``judge_target``). Raises ``ConfigError`` before
-    anything runs when the target or judge cannot be resolved."""
-    from tasks.callable_target import CallableProvider, typed_evaluators
-    from tasks.expand import Job
-    from tasks.plan import EvalOptions, Plan, parse_workers
-    from tasks.runtime import build_runtimes
-    from tasks.typed_targets import callable_runtime, run_targets
-
-    used, main, judge_name = run_targets(target, judge, targets, log)
-    provider = (CallableProvider(used[main], target, {s.id: s.input for s in dataset})
-                if used[main].provider == "python" else None)
-    expected = {s.id: s.expected for s in dataset}
-    suite = dataset_suite(dataset, name, typed_evaluators(evaluator, expected.__getitem__,
-                                                          provider))
-    opts = EvalOptions(paths=[suite.path], out=out, workers=parse_workers(workers))
-    plan = Plan(opts, [suite], used, {main: judge_name}, [Job(c, main) for c in suite.cases],
-                opts.workers)
-    runtimes = (callable_runtime(provider, used.get(judge_name or "")) if provider
-                else build_runtimes(plan))
-    records: list[dict[str, Any]] = []
-    outcome = _run_through_flow(plan, runtimes, records.append, log)
-    return report_from_records(records, [s.id for s in dataset], outcome.get("results"))
-
-
-evaluate = run_dataset  # seed 002 spelling
-
-
 def dataset_suite(dataset: Dataset, name: str, evaluators: list[Any]):
     from tasks.files import EvalCase, EvalSuite
     from tasks.messages import Message, Segment
@@ -209,10 +163,3 @@ def dataset_suite(dataset: Dataset, name: str, evaluators: list[Any]):
                       evaluators=evaluators)
              for i, s in enumerate(dataset, 1)]
     return EvalSuite(path=path, dataset=name, cases=cases)
-
-
-def _run_through_flow(plan, runtimes, on_record, log) -> dict[str, Any]:
-    """Run the prebuilt plan through the same Prefect flow as ``agentv eval`` (lazy import:
-    Prefect loads only here)."""
-    from flows.eval import run_plan
-    return run_plan(plan, runtimes, on_record=on_record, log=log)

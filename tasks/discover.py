@@ -6,7 +6,7 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from providers.base import ConfigError
+from providers.errors import ConfigError
 
 EVAL_SUFFIXES = (".yaml", ".yml", ".jsonl")
 NOT_EVAL_NAMES = {"targets.yaml", "targets.yml", "config.yaml", "config.yml", ".agentv.yaml"}

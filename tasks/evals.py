@@ -17,7 +17,8 @@ from evaluators import (EvalReport, EvalResult, PromptExecuted, Score, SessionVi
                         tool_not_called, trace_contains, within_tolerance)
 from providers.base import Usage
 from tasks.callable_target import TracedOutput
-from tasks.dataset import Dataset, Sample, evaluate, run_dataset
+from flows.dataset import evaluate, run_dataset  # runs the flow: the facade's one upward import
+from tasks.dataset import Dataset, Sample
 from tasks.eval_client import (collect_results, open_mailbox, request_mailbox, result_mailbox,
                                submit_dataset)
 from tasks.evalloop import EvalLoop, EvalProgram

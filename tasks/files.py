@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 from evaluators.base import Evaluator
 from evaluators.registry import build_evaluators
-from providers.base import ConfigError
+from providers.errors import ConfigError
 from tasks.messages import Message, guideline_patterns, parse_messages
 from tasks.yamlsrc import LineDict, LineList, load_yaml_file
 

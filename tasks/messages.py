@@ -13,7 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from providers.base import ConfigError
+from providers.errors import ConfigError
 from tasks.discover import find_upward, repo_root, upward_dirs
 from tasks.yamlsrc import LineDict, LineList, load_yaml_file, where
 

@@ -103,7 +103,7 @@ def _trials_section(df) -> str:
 
 def expected_outcomes(case_keys) -> dict[str, str]:
     """case file::eval_id → expected outcome, read from the eval files still on disk."""
-    from providers.base import ConfigError
+    from providers.errors import ConfigError
     from tasks.discover import repo_root
     from tasks.files import load_suite
     found: dict[str, str] = {}

@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from evaluators.base import verdict_for
-from providers.base import ConfigError
+from providers.errors import ConfigError
 from tasks.redact import redact
 
 SCHEMA_VERSION = "1"

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from providers.base import ConfigError
+from providers.errors import ConfigError
 
 RESULTS_DIR = Path(".agentv") / "results"
 

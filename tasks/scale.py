@@ -12,7 +12,7 @@ import importlib.util
 import re
 from typing import Any, TypeVar
 
-from providers.base import ConfigError
+from providers.errors import ConfigError
 
 TASK_RUNNERS = ("default", "dask")
 T = TypeVar("T")

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from providers.base import ConfigError
+from providers.errors import ConfigError
 from tasks.files import EVAL_SCHEMA, load_suite
 from tasks.targets import TARGETS_SCHEMA, load_targets
 from tasks.yamlsrc import LineDict, load_yaml_file

@@ -20,7 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from providers.base import ConfigError
+from providers.errors import ConfigError
 from tasks.redact import redact_obj
 
 FORMATS = ("jsonl", "yaml")

@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from providers.base import ConfigError
+from providers.errors import ConfigError
 
 
 class LineDict(dict):

@@ -14,7 +14,8 @@ from evaluators import (EvalReport, EvalResult, Score, all_of, contains, exact_m
 from evaluators.registry import build_evaluator
 from evaluators.report import result_from_record
 from providers.base import ConfigError, Target
-from tasks.dataset import Dataset, Sample, run_dataset
+from flows.dataset import run_dataset
+from tasks.dataset import Dataset, Sample
 
 
 @dataclass(frozen=True)
