@@ -1,7 +1,8 @@
 """``all_of`` / ``any_of`` in YAML: member ``evaluators`` combined (seed 002 semantics).
 
 ``all_of`` passes when every member passes and scores the mean; ``any_of`` passes when
-one member passes and scores the max. A member passes when its verdict is ``pass``.
+one member passes and scores the max (``evaluators.score.combine``, the rule the typed
+``all_of``/``any_of`` functions use too). A member passes when its verdict is ``pass``.
 Members nest (an ``all_of`` may hold an ``any_of``) and each keeps its own result.
 """
 from __future__ import annotations
@@ -12,6 +13,7 @@ from pydantic import ValidationInfo, model_validator
 
 from evaluators.base import EvalContext, EvaluatorResult
 from evaluators.members import WithMembers, joined_reasoning, prefixed, run_members
+from evaluators.score import combine
 
 
 class _Combinator(WithMembers):
@@ -24,13 +26,9 @@ class _Combinator(WithMembers):
 
     async def evaluate(self, ctx: EvalContext) -> EvaluatorResult:
         results = await run_members(self._members, ctx)
-        verdicts = [r.verdict == "pass" for r in results]
-        scores = [r.score for r in results]
-        if self.require_all:
-            passed, score = all(verdicts), sum(scores) / len(scores)
-        else:
-            passed, score = any(verdicts), max(scores)
-        count = sum(verdicts)
+        outcomes = [(r.score, r.verdict == "pass") for r in results]  # Score.passed → "pass"
+        score, passed = combine(outcomes, self.require_all)
+        count = sum(ok for _, ok in outcomes)
         return self.result(score, prefixed(results, "hits"), prefixed(results, "misses"),
                            joined_reasoning(results) or f"{count}/{len(results)} passed",
                            verdict="pass" if passed else "fail", children=results,

@@ -10,7 +10,7 @@ import re
 from typing import Any, Callable
 
 from evaluators.jsonutil import number_in_text, parse_json, subset_mismatches
-from evaluators.score import Score, as_score, passed_score, session_aware
+from evaluators.score import Score, as_score, combine, passed_score, session_aware
 
 _SESSION_NAMES = ("SessionView", "Session")
 
@@ -142,9 +142,7 @@ def _combine(evaluators: tuple[Callable[..., Any], ...], require_all: bool):
 
     def evaluate(output: Any, expected: Any, session: Any = None) -> Score:
         scores = [as_score(e(output, expected, session)) for e in adapted]
-        values = [s.value for s in scores]
-        passed = all(s.passed for s in scores) if require_all else any(s.passed for s in scores)
-        value = sum(values) / len(values) if require_all else max(values)
+        value, passed = combine([(s.value, s.passed) for s in scores], require_all)
         return Score(value=value, passed=passed,
                      reason="; ".join(s.reason for s in scores if s.reason))
     evaluate.__name__ = "all_of" if require_all else "any_of"

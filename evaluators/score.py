@@ -43,6 +43,17 @@ def passed_score(passed: bool, reason: str = "") -> Score:
     return Score(value=1.0 if passed else 0.0, passed=passed, reason=reason)
 
 
+def combine(outcomes: list[tuple[float, bool]], require_all: bool) -> tuple[float, bool]:
+    """The one ``all_of`` / ``any_of`` rule, for typed functions and YAML members alike:
+    ``all_of`` passes when every member passed and scores the mean; ``any_of`` passes when
+    one member passed and scores the max. ``outcomes`` are (score, passed) pairs."""
+    values = [value for value, _ in outcomes]
+    passes = [passed for _, passed in outcomes]
+    if require_all:
+        return sum(values) / len(values), all(passes)
+    return max(values), any(passes)
+
+
 def as_score(value: Any) -> Score:
     """Coerce what a user evaluator returned: Score, bool, number, or {score, passed?, reason?}."""
     if isinstance(value, Score):

@@ -10,7 +10,6 @@ seed's read-only slices (``evaluators.slices``); ``session_id`` names the case a
 """
 from __future__ import annotations
 
-import json
 import re
 import uuid
 from dataclasses import dataclass
@@ -18,7 +17,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Iterator
 
 from evaluators.slices import SliceView, select
-from providers.trace import TraceEvent, event_from_dict
+from providers.agent_output import trace_from_messages
+from providers.trace import TraceEvent
 
 if TYPE_CHECKING:
     from evaluators.base import EvalContext
@@ -137,28 +137,8 @@ def attempt_id(ctx: "EvalContext") -> str:
 
 
 def message_tool_calls(messages: list[dict[str, Any]] | None) -> list[TraceEvent]:
-    calls: list[TraceEvent] = []
-    for message in messages or []:
-        if not isinstance(message, dict):
-            continue
-        for call in message.get("tool_calls") or message.get("toolCalls") or []:
-            if isinstance(call, dict):
-                calls.append(_call_event(call))
-    return calls
-
-
-def _call_event(call: dict[str, Any]) -> TraceEvent:
-    function = call.get("function")
-    if isinstance(function, dict):  # OpenAI shape
-        args = function.get("arguments")
-        if isinstance(args, str):
-            try:
-                args = json.loads(args)
-            except ValueError:
-                pass
-        return TraceEvent(type="tool_call", name=function.get("name"), arguments=args,
-                          duration_ms=_number(call.get("duration_ms")))
-    return event_from_dict({**call, "type": "tool_call"})
+    """The tool calls of ``output_messages``, parsed exactly as the record's trace is."""
+    return trace_from_messages(messages) or []
 
 
 def event_duration(event: TraceEvent) -> float | None:
@@ -180,7 +160,3 @@ def _instant(value: Any) -> float | None:
         except ValueError:
             return None
     return None
-
-
-def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None

@@ -95,15 +95,18 @@ def last_assistant_text(messages: list[dict[str, Any]] | None) -> str:
 
 
 def trace_from_messages(messages: list[dict[str, Any]] | None) -> list[TraceEvent] | None:
-    """Tool calls of ``output_messages`` as trace events (None when there are none). Results
-    may sit on the call (``output``/``result``) or in a later ``role: tool`` message."""
+    """Tool calls of ``output_messages`` (``tool_calls``, or AgentV's camelCase ``toolCalls``)
+    as trace events (None when there are none): the one parser the record's trace_summary and
+    the trace evaluators share. Results may sit on the call (``output``/``result``) or in a
+    later ``role: tool`` message."""
     if not isinstance(messages, list):
         return None
     results = {m.get("tool_call_id"): m.get("content") for m in messages
                if isinstance(m, dict) and m.get("role") == "tool" and m.get("tool_call_id")}
     events = [tool_call_event(call, results)
               for m in messages if isinstance(m, dict)
-              for call in (m.get("tool_calls") or []) if isinstance(call, dict)]
+              for call in (m.get("tool_calls") or m.get("toolCalls") or [])
+              if isinstance(call, dict)]
     return events or None
 
 

@@ -8,7 +8,6 @@ the file paths. Judges get the ``@[Role]:`` transcript.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from providers.base import Request
@@ -151,9 +150,3 @@ def user_segments(case: EvalCase) -> list[dict[str, Any]]:
             for m in case.input_messages if m.role == "user" for s in m.segments
             if not s.is_guideline]
 
-
-def relpath(path: str) -> str:
-    try:
-        return str(Path(path).resolve().relative_to(Path.cwd()))
-    except ValueError:
-        return path

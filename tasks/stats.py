@@ -19,16 +19,6 @@ BINS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
 BIN_LABELS = ("[0.0, 0.2)", "[0.2, 0.4)", "[0.4, 0.6)", "[0.6, 0.8)", "[0.8, 1.0]")
 
 
-def slim(record: dict[str, Any]) -> dict[str, Any]:
-    usage = record.get("usage") or {}
-    return {"eval_id": record.get("eval_id"), "target": record.get("target"),
-            "trial": record.get("trial", 0), "score": float(record.get("score") or 0.0),
-            "error": record.get("error"), "input_tokens": usage.get("input_tokens"),
-            "output_tokens": usage.get("output_tokens"), "cost_usd": usage.get("cost_usd"),
-            "judge_cost_usd": sum((r.get("usage") or {}).get("cost_usd") or 0.0
-                                  for r in record.get("evaluator_results") or [])}
-
-
 def histogram(scores) -> list[int]:
     counts = [0] * 5
     for s in scores:
@@ -131,16 +121,6 @@ def _trial_lines(trials: dict[str, Any] | None) -> list[str]:
     if trials["disagreeing"]:
         lines.append("  trials disagree: " + shorten(trials["disagreeing"]))
     return lines
-
-
-def format_errors(records: list[dict[str, Any]]) -> str:
-    failed = [r for r in records if r.get("error")]
-    if not failed:
-        return ""
-    lines = ["", "ERRORS"]
-    for r in sorted(failed, key=lambda r: (str(r.get("eval_id")), str(r.get("target")))):
-        lines.append(f"  {r['eval_id']} [{r['target']}]: {r['error']}")
-    return "\n".join(lines)
 
 
 OVERALL = "(overall)"

@@ -139,10 +139,6 @@ class ResultWriter:
         except OSError:
             pass
 
-    def sync(self) -> None:
-        if self._fd is not None:
-            os.fsync(self._fd)
-
     def abandon(self) -> None:
         """Nothing ran (a configuration error): unlock, and remove the file if we made it."""
         if self._fd is not None and self._created and not self._begun \

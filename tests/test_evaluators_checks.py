@@ -118,3 +118,23 @@ def test_combinator_config_errors_point_at_the_member():
         run({"type": "all_of", "evaluators": [{"type": "within_tolerance", "tolerance": -2}]},
             make_ctx())
     assert err.value.field == "tolerance"
+
+
+@pytest.mark.parametrize("kind", ["all_of", "any_of"])
+def test_yaml_and_typed_combinators_share_one_rule(kind):
+    """The same members give the same score and pass/fail through the YAML combinator and
+    the typed function (both use evaluators.score.combine)."""
+    from evaluators import all_of, any_of, regex, tool_called
+    from evaluators.session import session_from_context
+    ctx = make_ctx("Paris is the capital.", trace=[{"tool": "search"}])
+    for members, typed in (
+            ([{"type": "regex", "pattern": "Paris"}, {"type": "tool_called", "tool": "search"}],
+             [regex("Paris"), tool_called("search")]),
+            ([{"type": "regex", "pattern": "Berlin"}, {"type": "tool_called", "tool": "search"}],
+             [regex("Berlin"), tool_called("search")]),
+            ([{"type": "regex", "pattern": "Berlin"}, {"type": "tool_called", "tool": "x"}],
+             [regex("Berlin"), tool_called("x")])):
+        yaml_result = run({"type": kind, "evaluators": members}, ctx)
+        combined = (all_of if kind == "all_of" else any_of)(*typed)
+        score = combined(ctx.candidate_answer, None, session_from_context(ctx))
+        assert (yaml_result.score, yaml_result.verdict == "pass") == (score.value, score.passed)
