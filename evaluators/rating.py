@@ -8,13 +8,11 @@ kept. ``categorical_judge(judge, criterion)`` is the typed-API factory (seed 002
 """
 from __future__ import annotations
 
-from typing import Any, Awaitable, Callable, TypeVar
+from typing import Any
 
 from evaluators.score import PASSING_RATINGS, RATING_VALUES, Score
 from providers.base import Request
 from providers.secrets import cut
-
-T = TypeVar("T")
 
 DEFAULT_CRITERION = "The output fully and correctly accomplishes the task."
 
@@ -81,38 +79,46 @@ def judge_request(eval_id: str, prompt: str) -> Request:
                    purpose="judge", response_format="json")
 
 
-def run_sync(make: Callable[[], Awaitable[T]]) -> T:
-    """Run a coroutine from sync code, also when an event loop is already running."""
-    import asyncio
-    import concurrent.futures
+class CategoricalJudgeFn:
+    """The typed categorical judge ``(output, expected) -> Score``. Its provider is called on
+    one background event loop (``LoopThread``): every call reuses one HTTP session, also when
+    called from inside a running loop. ``close()`` (or leaving ``with judge:``) closes the
+    provider's sessions and stops the loop; otherwise that happens at exit."""
 
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(make())
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(lambda: asyncio.run(make())).result()
+    def __init__(self, judge: Any, criterion: str) -> None:
+        self.judge, self.criterion = judge, criterion
+        self.__name__ = "categorical_judge"
+        from providers.loop_thread import LoopThread  # asyncio: only when a judge is built
+        self._loop = LoopThread(on_close=getattr(judge, "aclose", None))
 
-
-def categorical_judge(judge: Any, criterion: str = DEFAULT_CRITERION
-                      ) -> Callable[[Any, Any], Score]:
-    """Typed evaluator: ``judge`` is a provider (``await judge.invoke(Request)``). A judge
-    target by name: ``tasks.evals.categorical_judge(target="name")`` / ``llm_judge``."""
-    if isinstance(judge, str) or not callable(getattr(judge, "invoke", None)):
-        raise TypeError("categorical_judge here takes a provider; for a target in targets.yaml "
-                        "use tasks.evals.categorical_judge(target=...) or llm_judge(target, ...)")
-
-    def evaluate(output: Any, expected: Any) -> Score:
-        prompt = build_prompt(criterion, output, expected)
-        response = run_sync(lambda: judge.invoke(judge_request("categorical_judge", prompt)))
+    def __call__(self, output: Any, expected: Any) -> Score:
+        prompt = build_prompt(self.criterion, output, expected)
+        request = judge_request("categorical_judge", prompt)
+        response = self._loop.run(lambda: self.judge.invoke(request))
         rating, reason = parse_rating(response.text)
         if rating is None:
             return Score(value=0.0, passed=False,
                          reason="judge reply broke the rating contract: "
                                 f"{cut(response.text, 200)!r}")
         return rating_score(rating, reason)
-    evaluate.__name__ = "categorical_judge"
-    return evaluate
+
+    def close(self) -> None:
+        self._loop.close()
+
+    def __enter__(self) -> "CategoricalJudgeFn":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def categorical_judge(judge: Any, criterion: str = DEFAULT_CRITERION) -> CategoricalJudgeFn:
+    """Typed evaluator: ``judge`` is a provider (``await judge.invoke(Request)``). A judge
+    target by name: ``tasks.evals.categorical_judge(target="name")`` / ``llm_judge``."""
+    if isinstance(judge, str) or not callable(getattr(judge, "invoke", None)):
+        raise TypeError("categorical_judge here takes a provider; for a target in targets.yaml "
+                        "use tasks.evals.categorical_judge(target=...) or llm_judge(target, ...)")
+    return CategoricalJudgeFn(judge, criterion)
 
 
 def _text(value: Any) -> str:

@@ -152,3 +152,9 @@ class RetryingProvider:
     async def invoke(self, request):
         response, _ = await self.invoke_counted(request)
         return response
+
+    async def aclose(self) -> None:
+        """Close what the wrapped provider opened (HTTP sessions); safe to call twice."""
+        close = getattr(self.provider, "aclose", None)
+        if close is not None:
+            await close()

@@ -69,7 +69,10 @@ def _batching(target: Target, provider: BaseProvider) -> BaseProvider | None:
 
 
 async def close_runtimes(runtimes: dict[str, TargetRuntime]) -> None:
-    for rt in runtimes.values():
-        close = getattr(rt.provider.provider, "aclose", None)
-        if close:
+    """Close every provider the runtimes hold, judges included, each once."""
+    held = [p for rt in runtimes.values() for p in (rt.provider, rt.judge, rt.batch)
+            if p is not None]
+    for provider in {id(p): p for p in held}.values():
+        close = getattr(provider, "aclose", None)
+        if close is not None:
             await close()

@@ -101,3 +101,7 @@ class _LazyJudge:
         if self._provider is None:
             self._provider = retrying_provider(self.target)
         return await self._provider.invoke(request)
+
+    async def aclose(self) -> None:
+        if self._provider is not None:
+            await self._provider.aclose()

@@ -62,6 +62,7 @@ class Recorded:
     body: Any  # parsed JSON, or the raw text when it is not JSON
     at: float  # time.monotonic() at arrival
     status: int | None = None  # the status answered (None for a dropped connection)
+    peer: Any = None  # the client's (host, port): one per TCP connection
 
 
 @dataclass
@@ -139,7 +140,9 @@ class StubLLM:
         rec = Recorded(wire=wire_of(request.path), method=request.method, path=request.path,
                        query=dict(request.query),
                        headers={k.lower(): v for k, v in request.headers.items()},
-                       body=_parse(raw), at=now)
+                       body=_parse(raw), at=now,
+                       peer=request.transport.get_extra_info("peername")
+                       if request.transport else None)
         self.requests.append(rec)
         if rec.wire == "unknown":
             rec.status = 404
