@@ -64,7 +64,8 @@ class CliProvider(BaseProvider):
             out_file = os.path.join(tmp, f"{_safe(request.eval_id)}.out")
             argv = self._render(self.config.command, request, out_file)
             started = time.perf_counter()
-            proc = await self._run(argv, request.eval_id, None, self.config.timeout_s)
+            proc = await self._run(argv, request.eval_id, None, self.config.timeout_s,
+                                   self._cwd(request))
             latency = (time.perf_counter() - started) * 1000.0
             raw = self._answer(self.config.command, proc, out_file, argv)
         fmt = self.config.output_format
@@ -93,7 +94,7 @@ class CliProvider(BaseProvider):
                  "ATTACHMENTS": (self.config.attachments_format, attachments)})
             started = time.perf_counter()
             proc = await self._run(argv, f"batch of {len(requests)}", batch_input(requests),
-                                   timeout)
+                                   timeout, self._cwd(requests[0]) if requests else None)
             latency = (time.perf_counter() - started) * 1000.0
             text = self._answer(template, proc, out_file, argv)
         records = parse_batch_output(text, self.name)
@@ -109,12 +110,19 @@ class CliProvider(BaseProvider):
             "FILES": (self.config.files_format, files),
             "ATTACHMENTS": (self.config.attachments_format, _unique(request.input_files))})
 
+    def _cwd(self, request: Request) -> str | None:
+        """The configured ``cwd``, else (AgentV) the directory of the case's eval file."""
+        if self.config.cwd:
+            return self.config.cwd
+        file = request.metadata.get("file")
+        return os.path.dirname(os.path.abspath(file)) if file else None
+
     async def _run(self, argv: list[str], label: str, stdin: str | None,
-                   timeout: float | None) -> ProcessResult:
+                   timeout: float | None, cwd: str | None = None) -> ProcessResult:
         log.info("target %s, %s: running %s (cwd=%s)", self.name, label,
-                 _shorten(shlex.join(argv)), self.config.cwd or os.getcwd())
+                 _shorten(shlex.join(argv)), cwd or os.getcwd())
         try:
-            proc = await run_process(argv, cwd=self.config.cwd, env=self.env, stdin=stdin,
+            proc = await run_process(argv, cwd=cwd, env=self.env, stdin=stdin,
                                      timeout=timeout)
         except ProcessTimeout:
             raise ProviderTimeout(f"command timed out after {timeout:g}s (process group "
