@@ -15,7 +15,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "data" / "examples" / "simple"
-SHARED = ROOT.parent / "shared"
+# beside the repository (/work/main → /work/shared), or beside a worktree's parent
+SHARED = next((p for p in (ROOT.parent / "shared", ROOT.parent.parent / "shared") if p.is_dir()),
+              ROOT.parent / "shared")
 
 
 @pytest.fixture(scope="session")

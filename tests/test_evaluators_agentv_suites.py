@@ -27,9 +27,10 @@ from providers.retry import RetryingProvider, RetryPolicy
 from tasks.expand import Job, message_text
 from tasks.files import load_suite
 from tasks.run import CaseRunner, RunOptions, TargetRuntime
+from tests.conftest import SHARED
 from tests.stand_ins import STAND_INS, agent_trace, metrics_trace
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "shared" / "agentv-examples"
+EXAMPLES = SHARED / "agentv-examples"
 pytestmark = pytest.mark.skipif(not EXAMPLES.is_dir(), reason="shared/agentv-examples absent")
 V2, V1 = EXAMPLES / "v2.6.1/examples/features", EXAMPLES / "v1.5.0/examples/features/evals"
 
