@@ -119,13 +119,11 @@ class ExecutionMetrics(Evaluator):
 
     async def evaluate(self, ctx: EvalContext) -> EvaluatorResult:
         view, checks = session_from_context(ctx), _Checks()
-        traced = view.has_trace
+        tool_calls, llm_calls = _call_counts(view, ctx.metadata.get("trace_summary"))
         if self.max_tool_calls is not None:
-            checks.limit("tool_calls", "Tool calls", len(view.tool_calls()) if traced else None,
-                         self.max_tool_calls)
+            checks.limit("tool_calls", "Tool calls", tool_calls, self.max_tool_calls)
         if self.max_llm_calls is not None:
-            checks.limit("llm_calls", "LLM calls", len(view.llm_calls) if traced else None,
-                         self.max_llm_calls)
+            checks.limit("llm_calls", "LLM calls", llm_calls, self.max_llm_calls)
         if self.max_tokens is not None:
             checks.limit("tokens", "Total tokens", view.total_tokens, self.max_tokens)
         if self.max_cost_usd is not None:
@@ -150,6 +148,17 @@ class ExecutionMetrics(Evaluator):
         (checks.hits if ok else checks.misses).append(
             f"Exploration ratio {ratio:.2f} {'within' if ok else 'outside'} "
             f"{self.exploration_tolerance:g} of target {target:g}")
+
+
+def _call_counts(view: SessionView, summary: dict | None) -> tuple[int | None, int | None]:
+    """Tool and LLM call counts: AgentV's, from the case's ``trace_summary`` (a target that
+    reported its run without a tool call made none); from the trace when there is no
+    summary."""
+    if isinstance(summary, dict):
+        return summary.get("event_count"), summary.get("llm_call_count")
+    if not view.has_trace:
+        return None, None
+    return len(view.tool_calls()), len(view.llm_calls)
 
 
 def _usage_note(view: SessionView) -> str:

@@ -1,12 +1,16 @@
 """``code_judge`` (alias ``code``): score with a script in any language.
 
 The script gets one JSON object on stdin carrying both the README's keys and AgentV's,
-and prints ``{score, hits, misses, reasoning}``. A non-zero exit, a timeout or unparsable
-output is this evaluator's error (score 0, error recorded), never the run's.
+and prints ``{score, hits, misses, reasoning}`` and optionally ``details`` (an object, kept
+as the result's ``details`` as is — AgentV's ``aggregate_metrics.ts`` reads
+``evaluator_results[].details``). The result's ``evaluator_provider_request`` is AgentV's
+``{script: [argv], cwd}``. A non-zero exit, a timeout or unparsable output is this
+evaluator's error (score 0, error recorded), never the run's.
 """
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -49,8 +53,18 @@ class CodeJudge(Evaluator):
         payload["config"] = dict(self.model_extra or {})
         return await self.run_script(payload)
 
+    @property
+    def resolved_cwd(self) -> str:
+        return str((Path(self.base_dir) / self.cwd).resolve()) if self.cwd \
+            else str(Path(self.base_dir).resolve())
+
+    def provider_request(self) -> dict[str, Any]:
+        """AgentV's ``evaluator_provider_request`` of a code judge."""
+        argv = shlex.split(self.script) if isinstance(self.script, str) else list(self.script)
+        return {"script": argv, "cwd": self.resolved_cwd}
+
     async def run_script(self, payload: dict[str, Any]) -> EvaluatorResult:
-        cwd = str((Path(self.base_dir) / self.cwd).resolve()) if self.cwd else self.base_dir
+        cwd = self.resolved_cwd
         if not Path(cwd).is_dir():
             raise FileNotFoundError(f"code_judge cwd does not exist: {cwd}")
         env = child_env(extra=self.env)  # OS env + declared, not the whole .env
@@ -69,10 +83,20 @@ class CodeJudge(Evaluator):
         return self.result(clamp01(data["score"]), clean_items(data.get("hits")),
                            clean_items(data.get("misses")),
                            reasoning if isinstance(reasoning, str) else "",
-                           details={k: v for k, v in data.items()
-                                    if k not in ("score", "hits", "misses", "reasoning")} or None)
+                           details=verdict_details(data),
+                           evaluator_provider_request=self.provider_request())
 
     def _failure(self, message: str) -> EvaluatorResult:
         return self.result(0.0, misses=[cut(message, 300)],
-                           reasoning=f"code_judge failed: {message}",
-                           error=message)
+                           reasoning=f"code_judge failed: {message}", error=message,
+                           evaluator_provider_request=self.provider_request() | {"error": message})
+
+
+def verdict_details(data: dict[str, Any]) -> dict[str, Any] | None:
+    """The script's ``details`` object as is, plus any other keys it printed beside the
+    verdict (never nested one level deeper)."""
+    details = dict(data["details"]) if isinstance(data.get("details"), dict) else {}
+    for key, value in data.items():
+        if key not in ("score", "hits", "misses", "reasoning", "details"):
+            details.setdefault(key, value)
+    return details or None

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from evaluators.base import EvalContext, Evaluator, EvaluatorResult
 from evaluators.jsonutil import MISSING, parse_json, resolve_path, to_number
 
+MAX_LISTED = 4
 DEFAULT_DATE_FORMATS = ["YYYY-MM-DD", "DD-MMM-YYYY", "MM/DD/YYYY", "DD/MM/YYYY", "MM-DD-YYYY",
                         "DD-MM-YYYY", "MMMM D, YYYY", "D MMMM YYYY"]
 _TOKENS = [("YYYY", "%Y"), ("MMMM", "%B"), ("MMM", "%b"), ("MM", "%m"), ("DD", "%d"),
@@ -38,6 +39,7 @@ class FieldSpec(BaseModel):
 
 class FieldAccuracy(Evaluator):
     kind = "field_accuracy"
+    # AgentV lists at most 4 hits and 4 misses; the full lists go to ``details``
     fields: list[FieldSpec] = Field(min_length=1)
     aggregation: Literal["weighted_average", "all_or_nothing"] = "weighted_average"
 
@@ -45,13 +47,13 @@ class FieldAccuracy(Evaluator):
         try:
             answer = parse_json(ctx.candidate_answer)
         except ValueError:
-            return self.result(0.0, misses=["candidate answer is not valid JSON"],
-                               reasoning=f"0/{len(self.fields)} fields matched: the answer is "
-                                         "not JSON")
+            return self.result(0.0, misses=["Failed to parse candidate answer as JSON"],
+                               reasoning="Candidate answer is not valid JSON")
         expected = expected_data(ctx)
         if expected is None:
-            return self.result(0.0, misses=["no expected JSON in expected_messages"],
-                               reasoning="Nothing to compare: the case has no expected JSON.")
+            return self.result(0.0, misses=["No expected data found in expected_messages"],
+                               reasoning="Could not extract expected data from "
+                                         "expected_messages")
         outcomes = [compare_field(spec, answer, expected) for spec in self.fields]
         counted = [o for o in outcomes if o[1] > 0]
         matched = sum(1 for o in outcomes if o[0])
@@ -60,9 +62,12 @@ class FieldAccuracy(Evaluator):
         else:
             total = sum(o[1] for o in counted)
             score = sum(o[1] for o in counted if o[0]) / total if total else 1.0
-        return self.result(score, [o[2] for o in outcomes if o[0]],
-                           [o[2] for o in outcomes if not o[0]],
-                           f"{matched}/{len(outcomes)} fields matched")
+        hits = [o[2] for o in outcomes if o[0]]
+        misses = [o[2] for o in outcomes if not o[0]]
+        return self.result(score, hits[:MAX_LISTED], misses[:MAX_LISTED],
+                           f"{matched}/{len(outcomes)} fields matched",
+                           details={"hits": hits, "misses": misses}
+                           if len(hits) > MAX_LISTED or len(misses) > MAX_LISTED else None)
 
 
 def expected_data(ctx: EvalContext) -> Any:

@@ -51,7 +51,7 @@ def render_template(template: str, values: dict[str, str]) -> str:
 
 
 def template_values(ctx: EvalContext) -> dict[str, str]:
-    question = ctx.metadata.get("transcript") or ctx.question
+    question = ctx.question  # AgentV's question: the @[Role] transcript when multi-turn
     return {
         "expected_outcome": ctx.expected_outcome, "outcome": ctx.expected_outcome,
         "question": question, "request": question, "task": question,

@@ -44,6 +44,13 @@ class RubricEvaluator(Evaluator):
     kind = "rubric"
     rubrics: list[RubricItem] | None = None  # None: use the case's rubrics
 
+    def result(self, *args: Any, **kw: Any) -> EvaluatorResult:
+        """Results are typed ``llm_judge``: AgentV runs ``type: rubric`` and case-level
+        ``rubrics`` as an llm_judge with rubrics, and records them so."""
+        out = super().result(*args, **kw)
+        out.type = "llm_judge"
+        return out
+
     @field_validator("rubrics", mode="before")
     @classmethod
     def _parse(cls, raw: Any, info: ValidationInfo) -> Any:

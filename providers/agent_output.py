@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from providers.base import Usage
-from providers.trace import TraceEvent, event_from_dict, events_from_dicts, summarize
+from providers.trace import (TraceEvent, event_from_dict, events_from_dicts, summarize,
+                            token_usage)
 
 STRUCTURED_KEYS = ("text", "output_messages", "trace")
 
@@ -132,15 +133,32 @@ def _is_num(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-def trace_summary(trace: list[TraceEvent] | None, usage: Usage | None) -> dict[str, Any] | None:
-    """``summarize(trace)``, with token usage and cost taken from the response's usage when
-    the trace itself carries none (agents that report usage once, not per LLM call)."""
+def trace_summary(trace: list[TraceEvent] | None, usage: Usage | None,
+                  duration_ms: float | None = None,
+                  output_messages: list[dict[str, Any]] | None = None
+                  ) -> dict[str, Any] | None:
+    """AgentV's ``trace_summary``: written whenever the target reported anything trace-like
+    (a trace or output messages, token usage, cost, a duration). Provider-reported usage,
+    cost and duration win over the trace's own sums (AgentV merges the provider's
+    execution metrics over the span-derived ones)."""
+    has_metrics = duration_ms is not None or (usage is not None and (
+        usage.input_tokens is not None or usage.output_tokens is not None
+        or usage.cost_usd is not None))
+    if trace is None and output_messages is None and not has_metrics:
+        return None
     summary = summarize(trace)
-    if summary is None or usage is None:
-        return summary
-    inp, out = usage.input_tokens or 0, usage.output_tokens or 0
-    if "token_usage" not in summary and (inp or out):
-        summary["token_usage"] = {"input": inp, "output": out, "total": inp + out}
-    if "cost_usd" not in summary and usage.cost_usd is not None:
+    if output_messages and not summary["llm_call_count"]:
+        summary["llm_call_count"] = sum(1 for m in output_messages
+                                        if isinstance(m, dict) and m.get("role") == "assistant")
+    if usage is not None and (usage.input_tokens is not None or usage.output_tokens is not None):
+        summary["token_usage"] = token_usage(usage.input_tokens or 0, usage.output_tokens or 0)
+    if usage is not None and usage.cost_usd is not None:
         summary["cost_usd"] = round(usage.cost_usd, 8)
+    if duration_ms is not None:
+        summary["duration_ms"] = json_number(duration_ms)
     return summary
+
+
+def json_number(value: float) -> int | float:
+    """A whole number as an int (AgentV writes ``"duration_ms": 3420``)."""
+    return int(value) if float(value).is_integer() else round(value, 3)

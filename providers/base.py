@@ -33,13 +33,17 @@ class Usage:
 
 @dataclass
 class Request:
-    """What a target is asked. ``chat`` is the full chat prompt (system message with the
-    guidelines block, prior turns, final user turn) for LLM providers; agent providers use
-    ``question`` plus ``guideline_paths``/``input_files`` instead of inlined guidelines."""
+    """What a target is asked (AgentV's prompt content, ``tasks.prompts``). ``chat`` is what
+    an LLM provider sends (system message with the guidelines block, prior turns, final user
+    turn); agent and command providers send ``question`` (files as ``<file: path="…">``
+    references) and render their own preread block from ``guideline_paths`` and
+    ``input_files``. ``chat_prompt`` is AgentV's multi-turn chat prompt (None for single-turn
+    cases), kept for the record."""
 
     eval_id: str
     question: str
     chat: list[dict[str, str]] = field(default_factory=list)
+    chat_prompt: list[dict[str, str]] | None = None
     system_prompt: str | None = None
     guidelines: str = ""
     guideline_paths: list[str] = field(default_factory=list)

@@ -7,7 +7,6 @@ formats (cli JSON output, codex events, mock ``trace`` setting) with
 """
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -82,29 +81,42 @@ def tool_calls(trace: list[TraceEvent] | None) -> list[TraceEvent]:
     return [e for e in (trace or []) if e.type == "tool_call"]
 
 
-def summarize(trace: list[TraceEvent] | None) -> dict[str, Any] | None:
-    """AgentV's trace_summary; None when the provider gave no trace."""
-    if trace is None:
-        return None
+def summarize(trace: list[TraceEvent] | None) -> dict[str, Any]:
+    """The trace part of AgentV's ``trace_summary``: ``event_count`` (tool calls),
+    ``tool_names`` (sorted), ``tool_calls_by_name`` (in call order), ``error_count`` (failed
+    calls and error events), ``llm_call_count``, per-tool ``tool_durations`` when known, and
+    the trace's own token/cost/duration sums when it carries them."""
+    trace = trace or []
     calls = tool_calls(trace)
-    by_name = Counter(e.name or "unknown" for e in calls)
-    llm = [e for e in trace if e.type == "llm_call"]
+    by_name: dict[str, int] = {}
+    durations: dict[str, list[float]] = {}
+    for e in calls:
+        name = e.name or "unknown"
+        by_name[name] = by_name.get(name, 0) + 1
+        if e.duration_ms is not None:
+            durations.setdefault(name, []).append(e.duration_ms)
+    summary: dict[str, Any] = {
+        "event_count": len(calls),
+        "tool_names": sorted(by_name),
+        "tool_calls_by_name": by_name,
+        "error_count": sum(1 for e in trace if not e.ok or e.type == "error"),
+        "llm_call_count": sum(1 for e in trace if e.type == "llm_call"),
+    }
+    if durations:
+        summary["tool_durations"] = durations
     tokens_in = sum(e.input_tokens or 0 for e in trace)
     tokens_out = sum(e.output_tokens or 0 for e in trace)
-    costs = [e.cost_usd for e in trace if e.cost_usd is not None]
-    durations = [e.duration_ms for e in trace if e.duration_ms is not None]
-    summary: dict[str, Any] = {
-        "event_count": len(trace),
-        "tool_names": sorted(by_name),
-        "tool_calls_by_name": dict(sorted(by_name.items())),
-        "error_count": sum(1 for e in trace if not e.ok or e.type == "error"),
-        "llm_call_count": len(llm),
-    }
     if tokens_in or tokens_out:
-        summary["token_usage"] = {"input": tokens_in, "output": tokens_out,
-                                  "total": tokens_in + tokens_out}
+        summary["token_usage"] = token_usage(tokens_in, tokens_out)
+    costs = [e.cost_usd for e in trace if e.cost_usd is not None]
     if costs:
         summary["cost_usd"] = round(sum(costs), 8)
-    if durations:
-        summary["duration_ms"] = round(sum(durations), 3)
+    spans = [e.duration_ms for e in trace if e.duration_ms is not None]
+    if spans:
+        summary["duration_ms"] = round(sum(spans), 3)
     return summary
+
+
+def token_usage(tokens_in: int, tokens_out: int) -> dict[str, int]:
+    """AgentV's ``{input, output}`` (plus agentv's ``total``)."""
+    return {"input": tokens_in, "output": tokens_out, "total": tokens_in + tokens_out}

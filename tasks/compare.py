@@ -3,11 +3,13 @@ delta = score2 - score1 as win / loss / tie by the threshold, and test whether t
 is more than noise.
 
 The JSON keeps AgentV's shape — ``matched[]`` ({eval_id, score1, score2, delta, outcome}),
-``unmatched {file1, file2}`` (lists of eval ids), ``summary {total, matched, wins, losses,
-ties, meanDelta}`` — and adds ``significance``: a paired bootstrap 95% CI of the mean
-delta (resampling cases, so trials of one case count once), an exact McNemar test on
-pass/fail flips and an exact sign test on the deltas. ``regression`` is true only when
-the whole CI lies below ``-threshold``.
+``unmatched {file1, file2}`` (how many records of each file have no partner, trial by
+trial), ``summary {total, matched, wins, losses, ties, meanDelta}`` with ``total`` the records
+compared, matched + unmatched — and adds ``significance``: a paired bootstrap 95% CI of the mean
+delta (resampling cases, so trials of one case count once), an exact sign test on the wins
+and losses the table shows, and an exact McNemar test on pass/fail flips among them (a
+pass→fail flip counts only when the delta is a loss). ``regression`` is true only when the
+whole CI lies below ``-threshold``.
 
 Matching: by (eval_id, trial); also by target when both files hold the same several
 targets. Records sharing a key are averaged. Deltas are rounded to 6 decimals before
@@ -70,10 +72,17 @@ def _pairs(df1, df2, keys: list[str], threshold: float):
     return pairs, left, right
 
 
-def _unmatched(one, other) -> list[str]:
-    missing = one.index.difference(other.index, sort=False)
-    ids = missing.get_level_values("eval_id")
-    return list(dict.fromkeys(str(i) for i in ids))
+def _unmatched(df, keys: list[str], other) -> int:
+    """Records of ``df`` whose key (eval_id, trial, …) has no partner in ``other``."""
+    rows = df.assign(target=df["target"].fillna(""))
+    index = rows.set_index(keys).index
+    return int((~index.isin(other.index)).sum())
+
+
+def _records(df) -> int:
+    """Records read from one file: each is either matched or unmatched, so the summary's
+    ``total`` is matched + unmatched records (AgentV: 5 matched pairs → total 10)."""
+    return int(len(df))
 
 
 def _matched_items(pairs, keys: list[str]) -> list[dict[str, Any]]:
@@ -95,9 +104,10 @@ def significance(pairs, keys: list[str], threshold: float) -> dict[str, Any]:
     clusters = [k for k in keys if k != "trial"]
     per_case = pairs.groupby(clusters)["delta"].mean()
     ci = bootstrap_ci(per_case, resamples=RESAMPLES)
-    flips_down = int((pairs["passed1"] & ~pairs["passed2"]).sum())
-    flips_up = int((~pairs["passed1"] & pairs["passed2"]).sum())
-    positive, negative = int((pairs["delta"] > 0).sum()), int((pairs["delta"] < 0).sum())
+    wins, losses = pairs["outcome"] == "win", pairs["outcome"] == "loss"
+    flips_down = int((losses & pairs["passed1"] & ~pairs["passed2"]).sum())
+    flips_up = int((wins & ~pairs["passed1"] & pairs["passed2"]).sum())
+    positive, negative = int(wins.sum()), int(losses.sum())
     upper = ci[1] if ci else float(per_case.mean())
     return {
         "ci95": [round(ci[0], 4), round(ci[1], 4)] if ci else None,
@@ -118,10 +128,11 @@ def compare_frames(df1, df2, threshold: float = DEFAULT_THRESHOLD,
         raise ConfigError(f"no common eval_id between {names[0]} ({left.shape[0]} case(s)) and "
                           f"{names[1]} ({right.shape[0]} case(s)): nothing to compare")
     counts = pairs["outcome"].value_counts()
+    unmatched = {"file1": _unmatched(df1, keys, right), "file2": _unmatched(df2, keys, left)}
     return {
         "matched": _matched_items(pairs, keys),
-        "unmatched": {"file1": _unmatched(left, right), "file2": _unmatched(right, left)},
-        "summary": {"total": int(len(df1) + len(df2)), "matched": int(len(pairs)),
+        "unmatched": unmatched,
+        "summary": {"total": _records(df1) + _records(df2), "matched": int(len(pairs)),
                     "wins": int(counts.get("win", 0)), "losses": int(counts.get("loss", 0)),
                     "ties": int(counts.get("tie", 0)),
                     "meanDelta": round(float(pairs["delta"].mean()), 3)},
@@ -162,8 +173,8 @@ def format_table(result: dict[str, Any], file1: str, file2: str) -> str:
               f"{_signed(m['delta'], 2):>8}  {marks[m['outcome']]}" for m in matched]
     unmatched = result["unmatched"]
     if unmatched["file1"] or unmatched["file2"]:
-        lines += ["", f"⚠ Unmatched: {len(unmatched['file1'])} in baseline, "
-                      f"{len(unmatched['file2'])} in candidate"]
+        lines += ["", f"⚠ Unmatched: {unmatched['file1']} in baseline, "
+                      f"{unmatched['file2']} in candidate"]
     lines += ["", _summary_line(result["summary"]), _significance_line(result["significance"]), ""]
     return "\n".join(lines)
 
@@ -184,4 +195,5 @@ def _significance_line(sig: dict[str, Any]) -> str:
     verdict = "REGRESSION (CI below -threshold)" if sig["regression"] else "no significant regression"
     return (f"Significance: mean Δ 95% CI {ci_text} over {sig['cases']} case(s) | McNemar "
             f"p={mc['p_value']:.3f} ({mc['pass_to_fail']} pass→fail, {mc['fail_to_pass']} "
-            f"fail→pass) | sign test p={st['p_value']:.3f} | {verdict}")
+            f"fail→pass) | sign test p={st['p_value']:.3f} ({st['positive']} wins, "
+            f"{st['negative']} losses) | {verdict}")

@@ -1,9 +1,10 @@
-"""Cases × targets × trials → jobs, and each case rendered into what a target is sent.
+"""Cases × targets × trials → jobs, and each case rendered into a typed ``Request``.
 
-LLM targets get the chat prompt: guideline files as a system segment headed
-``[[ ## Guidelines ## ]]``, other files inlined as ``<file path=...>`` blocks, prior turns
-as messages. Agent targets get the question with a "read these files first" block and
-the file paths. Judges get the ``@[Role]:`` transcript.
+The prompt content is AgentV's (``tasks.prompts``): LLM targets get ``chat`` (file content
+inlined, guidelines in the system message); agents and command targets get ``question``
+with ``<file: path="…">`` references, and the files as data (``guideline_paths``,
+``input_files``) from which each provider renders its own preread block. Judges get the
+``@[Role]:`` transcript.
 """
 from __future__ import annotations
 
@@ -13,8 +14,12 @@ from typing import Any
 from providers.base import Request
 from tasks.files import EvalCase
 from tasks.messages import Message, Segment
+from tasks.prompts import Mode, guideline_segments, llm_chat, prompt_inputs
 
-GUIDELINES_HEADER = "[[ ## Guidelines ## ]]"
+# AgentV's agent providers: their record keeps ``agent_provider_request``; every other
+# target (LLMs, cli commands, mock) keeps ``lm_provider_request``.
+AGENT_PROVIDER_KINDS = frozenset({"codex", "copilot-cli", "pi-coding-agent", "claude-code",
+                                  "vscode", "vscode-insiders"})
 
 
 @dataclass
@@ -57,55 +62,13 @@ def message_text(msg: Message, files: str = "inline") -> str:
     return "\n".join(p for p in parts if p)
 
 
-def guideline_segments(case: EvalCase) -> list[Segment]:
-    return [s for m in case.input_messages for s in m.segments if s.kind == "file" and s.is_guideline]
-
-
 def attachment_paths(case: EvalCase) -> list[str]:
     return [s.path for m in case.input_messages for s in m.segments
             if s.kind == "file" and not s.is_guideline and s.path]
 
 
-def guidelines_text(case: EvalCase) -> str:
-    blocks = [f'<file path="{s.basename}">\n{s.text}\n</file>' for s in guideline_segments(case)]
-    return "\n\n".join(blocks)
-
-
 def transcript(messages: list[Message], files: str = "attached") -> str:
     return "\n\n".join(f"@[{m.role.capitalize()}]:\n{message_text(m, files)}" for m in messages)
-
-
-def render_question(case: EvalCase) -> str:
-    """The question string: the user turn for single-turn cases, else the transcript."""
-    turns = [m for m in case.input_messages if m.role != "system"]
-    if len(turns) == 1:
-        return message_text(turns[0])
-    return transcript(turns, files="inline")
-
-
-def chat_prompt(case: EvalCase) -> list[dict[str, str]]:
-    guidelines = guidelines_text(case)
-    system = "\n\n".join(message_text(m) for m in case.input_messages if m.role == "system")
-    if guidelines:
-        system = f"{GUIDELINES_HEADER}\n\n{guidelines}" + (f"\n\n{system}" if system else "")
-    chat = [{"role": "system", "content": system}] if system else []
-    chat += [{"role": m.role, "content": message_text(m)}
-             for m in case.input_messages if m.role != "system"]
-    return chat
-
-
-def agent_question(case: EvalCase) -> str:
-    """For agent targets: a preread block naming every referenced file, then the task."""
-    paths = [s.path for s in guideline_segments(case)] + attachment_paths(case)
-    turns = [m for m in case.input_messages if m.role != "system"]
-    body = message_text(turns[-1], files="paths") if len(turns) == 1 else transcript(turns, "paths")
-    system = "\n\n".join(message_text(m, "paths") for m in case.input_messages if m.role == "system")
-    if system:
-        body = f"{system}\n\n{body}"
-    if not paths:
-        return body
-    listing = "\n".join(f"* {p}" for p in paths)
-    return f"Read these files first:\n{listing}\n\n[[ ## Task ## ]]\n{body}"
 
 
 def reference_answer(case: EvalCase) -> str:
@@ -117,32 +80,53 @@ def reference_answer(case: EvalCase) -> str:
     return transcript(msgs, files="inline")
 
 
-def build_request(case: EvalCase, *, is_agent: bool, trial: int = 0, attempt: int = 1) -> Request:
-    guideline_paths = [s.path for s in guideline_segments(case) if s.path]
+def prompt_mode(provider_is_agent: bool) -> Mode:
+    """AgentV: agents and command (cli) targets get file references, LLMs file content."""
+    return "agent" if provider_is_agent else "lm"
+
+
+def build_request(case: EvalCase, *, is_agent: bool, trial: int = 0, attempt: int = 1
+                  ) -> Request:
+    inputs = prompt_inputs(case.input_messages, prompt_mode(is_agent))
+    guidelines = guideline_segments(case.input_messages)
     system = "\n\n".join(message_text(m) for m in case.input_messages if m.role == "system")
     return Request(
-        eval_id=case.id,
-        question=agent_question(case) if is_agent else render_question(case),
-        chat=chat_prompt(case), system_prompt=system or None,
-        guidelines=guidelines_text(case), guideline_paths=guideline_paths,
+        eval_id=case.id, question=inputs.question,
+        chat=[] if is_agent else llm_chat(inputs),
+        chat_prompt=inputs.chat_prompt, system_prompt=system or None,
+        guidelines=inputs.guidelines, guideline_paths=[s.path for s in guidelines if s.path],
         input_files=attachment_paths(case), attempt=attempt, trial=trial,
         metadata={"conversation_id": case.conversation_id, "file": case.file},
     )
 
 
-def provider_request_record(request: Request, is_agent: bool) -> dict[str, Any]:
-    """What the record keeps of the request (never keys): AgentV's shapes."""
-    if is_agent:
-        return {"question": request.question, "guideline_paths": request.guideline_paths}
-    out: dict[str, Any] = {"question": request.question, "guidelines": request.guidelines}
-    if len([m for m in request.chat if m["role"] != "system"]) > 1:
-        out["chat_prompt"] = request.chat
-    return out
+def writes_agent_request(provider_kind: str) -> bool:
+    return provider_kind in AGENT_PROVIDER_KINDS
+
+
+def provider_request_record(request: Request, provider_kind: str,
+                            error: str | None = None) -> tuple[str, dict[str, Any]]:
+    """(key, value) the record keeps of the request (never keys), AgentV's shapes:
+    ``agent_provider_request`` {question, guideline_paths} for coding agents, else
+    ``lm_provider_request``: {chat_prompt} for multi-turn prompts, {question, guidelines}
+    otherwise; an error record adds guideline_paths (LLM) and the error."""
+    if writes_agent_request(provider_kind):
+        out: dict[str, Any] = {"question": request.question,
+                               "guideline_paths": request.guideline_paths}
+        return "agent_provider_request", out | ({"error": error} if error is not None else {})
+    if request.chat_prompt:
+        out = {"chat_prompt": request.chat_prompt}
+    else:
+        out = {"question": request.question, "guidelines": request.guidelines}
+    if error is not None:
+        out |= {"guideline_paths": request.guideline_paths, "error": error}
+    return "lm_provider_request", out
 
 
 def prompt_dump(request: Request) -> dict[str, Any]:
     return {"eval_id": request.eval_id, "question": request.question,
-            "guidelines": request.guidelines, "guideline_paths": request.guideline_paths}
+            "guidelines": request.guidelines, "guideline_paths": request.guideline_paths,
+            "chat_prompt": request.chat_prompt}
 
 
 def user_segments(case: EvalCase) -> list[dict[str, Any]]:

@@ -15,11 +15,11 @@ from typing import Any
 
 from evaluators.base import EvalContext, EvaluatorResult, run_evaluator, weighted_score
 from providers.agent_output import trace_from_messages, trace_summary
-from providers.base import Response
+from providers.base import ProviderError, Response
 from providers.retry import RetryingProvider
 from tasks.dumps import dump_name, write_dump
 from tasks.expand import (Job, build_request, prompt_dump, provider_request_record,
-                          reference_answer, transcript, user_segments)
+                          reference_answer, user_segments)
 
 log = logging.getLogger("agentv.run")
 
@@ -73,7 +73,8 @@ class CaseRunner:
         if response.trace is None:  # AgentV: tool calls in output_messages are the trace
             response.trace = trace_from_messages(response.output_messages)
         self._dump_trace(job, attempts, response, dumps)
-        summary = trace_summary(response.trace, response.usage)
+        summary = trace_summary(response.trace, response.usage, response.latency_ms,
+                                response.output_messages)
         results = await self._evaluate(job, runtime, request, response, attempts, summary)
         return _with_dumps(self._record(job, runtime, request, response, results, attempts,
                                         started, summary), dumps)
@@ -125,21 +126,21 @@ class CaseRunner:
             rubrics=case.rubrics, base_dir=case.base_dir, target=runtime.name,
             judge=runtime.judge, judge_name=runtime.judge.name if runtime.judge else None,
             attempt=attempts, trial=job.trial,
-            metadata={"transcript": transcript(case.input_messages),
-                      "trace_summary": summary,
+            metadata={"trace_summary": summary,
                       "user_segments": user_segments(case), "case_metadata": case.metadata},
         )
         return list(await asyncio.gather(*(run_evaluator(e, ctx) for e in case.evaluators)))
 
-    def _base_record(self, job: Job, runtime: TargetRuntime, request) -> dict[str, Any]:
+    def _base_record(self, job: Job, runtime: TargetRuntime, request,
+                     error: str | None = None) -> dict[str, Any]:
         case = job.case
-        req_key = "agent_provider_request" if runtime.is_agent else "lm_provider_request"
         record: dict[str, Any] = {"timestamp": now_iso(), "eval_id": case.id,
                                   "dataset": case.dataset}
         if case.conversation_id:
             record["conversation_id"] = case.conversation_id
+        key, value = provider_request_record(request, runtime.provider.kind, error)
         record.update({"target": runtime.name, "trial": job.trial, "case_key": job.key,
-                       req_key: provider_request_record(request, runtime.is_agent)})
+                       key: value})
         return record
 
     def _record(self, job, runtime, request, response: Response, results, attempts, started,
@@ -172,10 +173,11 @@ class CaseRunner:
         return record
 
     def _error_record(self, job, runtime, request, err: BaseException, attempts, started):
-        record = self._base_record(job, runtime, request)
-        message = f"{type(err).__name__}: {err}" if str(err) else type(err).__name__
+        message = error_message(err)
+        record = self._base_record(job, runtime, request, message)
         details = getattr(err, "details", None) or {}
-        record.update({"score": 0.0, "hits": [], "misses": [], "candidate_answer": "",
+        record.update({"score": 0.0, "hits": [], "misses": [f"Provider error: {message}"],
+                       "candidate_answer": "",
                        "reasoning": "", "evaluator_provider_request": None,
                        "evaluator_results": [], "error": message, "attempt": attempts,
                        "latency_ms": round((time.perf_counter() - started) * 1000, 3),
@@ -200,7 +202,16 @@ class CaseRunner:
                 {"eval_id": job.case.id, "attempt": attempt, "target": job.target,
                  "trial": job.trial, "file": job.case.file,
                  "trace": [e.to_dict() for e in trace] if trace is not None else None,
-                 "trace_summary": trace_summary(trace, usage)}))
+                 "trace_summary": trace_summary(trace, usage, response.latency_ms
+                                                if response else None)}))
+
+
+def error_message(err: BaseException) -> str:
+    """AgentV's error text: a provider's message as is; any other exception (a bug in a
+    callable target, say) keeps its type name."""
+    if isinstance(err, ProviderError):
+        return str(err) or type(err).__name__
+    return f"{type(err).__name__}: {err}" if str(err) else type(err).__name__
 
 
 def _reasoning(results: list[EvaluatorResult]) -> str:

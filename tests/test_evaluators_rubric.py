@@ -118,7 +118,7 @@ def test_bad_rubrics_are_config_errors_with_location(rubrics, field, message):
 def test_rubric_type_uses_case_rubrics_when_it_has_none():
     ctx = make_ctx(ANSWER, judge=checks(("rubric-1", True)), rubrics=["Names the pivot"])
     result = run({"type": "rubric"}, ctx)
-    assert result.score == 1 and result.type == "rubric"
+    assert result.score == 1 and result.type == "llm_judge"  # AgentV records it so
     no_rubrics = run({"type": "rubric"}, make_ctx(ANSWER, judge=checks()))
     assert no_rubrics.error and "no rubrics" in no_rubrics.error
 

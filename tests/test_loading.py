@@ -9,7 +9,8 @@ import pytest
 
 from providers.base import ConfigError
 from tasks.discover import expand_eval_paths
-from tasks.expand import build_request, chat_prompt, render_question
+from tasks.expand import build_request
+from tasks.prompts import prompt_inputs
 from tasks.files import load_suite
 from tasks.messages import glob_to_regex
 
@@ -35,7 +36,7 @@ def test_aliases_and_plain_string_input(tmp_path):
     case = suite.cases[0]
     assert case.expected_outcome == "says hi"
     assert case.input_messages[0].role == "user"
-    assert render_question(case) == "hello there"
+    assert prompt_inputs(case.input_messages, "lm").question == "hello there"
     assert case.expected_messages[0].role == "assistant"
     assert [e.type for e in case.evaluators] == ["llm_judge"]  # default judge
 
@@ -58,7 +59,7 @@ def test_file_blocks_guidelines_and_root_paths(tmp_path):
     case = load_suite(f).cases[0]
     segs = case.input_messages[1].segments
     assert [s.is_guideline for s in segs[1:]] == [False, True]
-    chat = chat_prompt(case)
+    chat = prompt_inputs(case.input_messages, "lm").chat_prompt
     assert chat[0]["content"].startswith("[[ ## Guidelines ## ]]")
     assert "RULES" in chat[0]["content"] and chat[0]["content"].endswith("Be brief.")
     assert '<file path="./data.txt">\nDATA\n</file>' in chat[1]["content"]
@@ -105,8 +106,9 @@ def test_multiturn_keeps_turns(tmp_path):
           - {role: user, content: three}
     """)
     case = load_suite(f).cases[0]
-    assert [m["role"] for m in chat_prompt(case)] == ["user", "assistant", "user"]
-    assert "@[Assistant]:\ntwo" in render_question(case)
+    inputs = prompt_inputs(case.input_messages, "lm")
+    assert [m["role"] for m in inputs.chat_prompt] == ["user", "assistant", "user"]
+    assert "@[Assistant]:\ntwo" in inputs.question
 
 
 @pytest.mark.parametrize("cases,line,field", [

@@ -49,7 +49,7 @@ def test_seed_example_json_shape_and_exit_code():
     assert data["matched"][0] == {"eval_id": "code-review-001", "score1": 0.72, "score2": 0.88,
                                   "delta": 0.16, "outcome": "win"}
     assert [m["outcome"] for m in data["matched"]] == ["win", "tie", "tie", "tie", "tie"]
-    assert data["unmatched"] == {"file1": [], "file2": []}
+    assert data["unmatched"] == {"file1": 0, "file2": 0}  # counts, like AgentV
     assert data["summary"] == {"total": 10, "matched": 5, "wins": 1, "losses": 0, "ties": 4,
                                "meanDelta": 0.054}
     assert json.loads(compare(BASELINE, CANDIDATE, "--json").output) == data
@@ -71,7 +71,7 @@ def test_unmatched_ids_threshold_boundary_and_parquet_input(tmp_path):
     a = write(tmp_path / "a.jsonl", {"x": 0.8, "y": 0.5, "only-a": 1.0})
     b = write(tmp_path / "b.jsonl", {"x": 0.9, "y": 0.4, "only-b": 0.0})
     result = compare_files(str(write_parquet(a)), str(b), threshold=0.1)
-    assert result["unmatched"] == {"file1": ["only-a"], "file2": ["only-b"]}
+    assert result["unmatched"] == {"file1": 1, "file2": 1}
     assert [(m["eval_id"], m["delta"], m["outcome"]) for m in result["matched"]] == \
         [("x", 0.1, "win"), ("y", -0.1, "loss")]
     assert result["summary"]["total"] == 6 and result["summary"]["meanDelta"] == 0.0
@@ -85,8 +85,35 @@ def test_trials_are_matched_by_eval_id_and_trial(tmp_path):
                          for t, s in enumerate([1.0, 1.0])))
     result = compare_files(str(a), str(b))
     assert [(m["trial"], m["outcome"]) for m in result["matched"]] == [(0, "tie"), (1, "win")]
-    assert result["unmatched"] == {"file1": ["q"], "file2": []}
+    assert result["unmatched"] == {"file1": 1, "file2": 0}  # trial 2 of q
+    assert result["summary"]["total"] == 5  # 2 + 2 matched records, 1 unmatched
     assert result["significance"]["cases"] == 1
+
+
+def test_unmatched_counts_records_trial_by_trial(tmp_path):
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    a.write_text("".join(json.dumps({"eval_id": i, "trial": t, "score": 0.5}) + "\n"
+                         for i in ("x", "y", "z") for t in range(3)))
+    b.write_text("".join(json.dumps({"eval_id": "x", "trial": t, "score": 0.5}) + "\n"
+                         for t in range(3)))
+    result = compare_files(str(a), str(b))
+    assert result["unmatched"] == {"file1": 6, "file2": 0}  # 6 records, not 2 ids
+    assert result["summary"]["total"] == 12 and result["summary"]["matched"] == 3
+
+
+def test_significance_tests_use_the_tables_outcomes(tmp_path):
+    """Deltas under the threshold are ties in the table, and ties in the tests too."""
+    a = write(tmp_path / "a.jsonl", {f"c{i}": 0.85 for i in range(12)})
+    b = write(tmp_path / "b.jsonl", {f"c{i}": 0.79 for i in range(12)})  # all pass→fail
+    result = compare_files(str(a), str(b), threshold=0.1)
+    assert result["summary"]["wins"] == result["summary"]["losses"] == 0
+    sig = result["significance"]
+    assert sig["sign_test"] == {"positive": 0, "negative": 0, "p_value": 1.0}
+    assert (sig["mcnemar"]["pass_to_fail"], sig["mcnemar"]["p_value"]) == (0, 1.0)
+    table = compare(a, b).output
+    assert "0 wins, 0 losses, 12 ties" in table and "sign test p=1.000 (0 wins, 0 losses)" in table
+    strict = compare_files(str(a), str(b), threshold=0.05)["significance"]
+    assert strict["sign_test"]["negative"] == 12 and strict["mcnemar"]["pass_to_fail"] == 12
 
 
 def test_no_common_ids_is_a_clear_error_exit_2(tmp_path):
