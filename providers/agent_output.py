@@ -69,11 +69,13 @@ def usage_from(obj: dict[str, Any]) -> Usage | None:
     inp = tokens.get("input", usage.get("input_tokens", usage.get("prompt_tokens")))
     out = tokens.get("output", usage.get("output_tokens", usage.get("completion_tokens")))
     cost = obj.get("cost_usd", usage.get("cost_usd"))
+    cached = tokens.get("cached", usage.get("cached_tokens"))
     if inp is None and out is None and cost is None:
         return None
     return Usage(input_tokens=int(inp) if _is_num(inp) else None,
                  output_tokens=int(out) if _is_num(out) else None,
-                 cost_usd=float(cost) if _is_num(cost) and cost >= 0 else None)
+                 cost_usd=float(cost) if _is_num(cost) and cost >= 0 else None,
+                 cached_tokens=int(cached) if _is_num(cached) else None)
 
 
 def content_text(content: Any) -> str:
@@ -151,7 +153,8 @@ def trace_summary(trace: list[TraceEvent] | None, usage: Usage | None,
         summary["llm_call_count"] = sum(1 for m in output_messages
                                         if isinstance(m, dict) and m.get("role") == "assistant")
     if usage is not None and (usage.input_tokens is not None or usage.output_tokens is not None):
-        summary["token_usage"] = token_usage(usage.input_tokens or 0, usage.output_tokens or 0)
+        summary["token_usage"] = token_usage(usage.input_tokens or 0, usage.output_tokens or 0,
+                                             usage.cached_tokens)
     if usage is not None and usage.cost_usd is not None:
         summary["cost_usd"] = round(usage.cost_usd, 8)
     if duration_ms is not None:

@@ -25,10 +25,14 @@ class Usage:
     input_tokens: int | None = None
     output_tokens: int | None = None
     cost_usd: float | None = None
+    cached_tokens: int | None = None  # input tokens served from a prompt cache, if reported
 
     def to_dict(self) -> dict[str, Any]:
-        return {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
-                "cost_usd": self.cost_usd}
+        out: dict[str, Any] = {"input_tokens": self.input_tokens,
+                               "output_tokens": self.output_tokens, "cost_usd": self.cost_usd}
+        if self.cached_tokens is not None:
+            out["cached_tokens"] = self.cached_tokens
+        return out
 
 
 @dataclass

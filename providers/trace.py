@@ -117,6 +117,9 @@ def summarize(trace: list[TraceEvent] | None) -> dict[str, Any]:
     return summary
 
 
-def token_usage(tokens_in: int, tokens_out: int) -> dict[str, int]:
-    """AgentV's ``{input, output}`` (plus agentv's ``total``)."""
-    return {"input": tokens_in, "output": tokens_out, "total": tokens_in + tokens_out}
+def token_usage(tokens_in: int, tokens_out: int, cached: int | None = None) -> dict[str, int]:
+    """AgentV's ``{input, output, cached?}`` (plus agentv's ``total``)."""
+    out = {"input": tokens_in, "output": tokens_out}
+    if cached is not None:
+        out["cached"] = cached
+    return out | {"total": tokens_in + tokens_out}

@@ -139,20 +139,28 @@ def json_type(value) -> str:
     return {str: "string", list: "array", dict: "object", type(None): "null"}[type(value)]
 
 
-def key_mismatches(baseline: dict, record: dict, where: str = "") -> list[str]:
+# AgentV writes these only when the target reports them (a prompt cache, say)
+OPTIONAL = {"trace_summary.token_usage.cached"}
+
+
+def key_mismatches(baseline: dict, record: dict, where: str = "",
+                   optional: frozenset[str] | set[str] = frozenset()) -> list[str]:
     """Every key of ``baseline`` present in ``record`` with the same JSON type, recursively
-    into objects (the first element of arrays of objects)."""
+    into objects (the first element of arrays of objects); ``optional`` paths may be
+    absent."""
     out = []
     for key, value in baseline.items():
         path = f"{where}.{key}" if where else key
+        if key not in record and path in optional:
+            continue
         if key not in record:
             out.append(f"{path}: missing")
         elif json_type(value) != json_type(record[key]):
             out.append(f"{path}: {json_type(record[key])}, baseline {json_type(value)}")
         elif isinstance(value, dict) and not _is_map(key):
-            out += key_mismatches(value, record[key], path)
+            out += key_mismatches(value, record[key], path, optional)
         elif isinstance(value, list) and value and isinstance(value[0], dict) and record[key]:
-            out += key_mismatches(value[0], record[key][0], f"{path}[0]")
+            out += key_mismatches(value[0], record[key][0], f"{path}[0]", optional)
     return out
 
 

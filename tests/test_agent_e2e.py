@@ -177,9 +177,11 @@ def test_agentv_local_cli_and_batch_cli_suites(cli, tmp_path):
         assert echo["candidate_answer"] == ("Attachments detected (2): python.instructions.md, "
                                             "example.txt.")
         assert echo["score"] == 0.9 and echo["error"] is None
-        request = echo["agent_provider_request"]
-        assert request["guideline_paths"][0].endswith("python.instructions.md")
-        assert "Read these files first" in request["question"]
+        request = echo["lm_provider_request"]  # AgentV: cli targets record the LM shape
+        assert request["question"] == ("Please echo this request in one short sentence and "
+                                       "mention all attached files by name.\n\n"
+                                       '<file: path="example.txt">')
+        assert request["guidelines"].startswith('<file path="python.instructions.md">')
     aml = [r for r in recs if r["eval_id"].startswith("aml-00")]
     assert len(aml) == 7
     for r in aml:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.agentv_suites import (DETERMINISTIC, EXAMPLES, SUITES, Suite, deterministic_results,
+from tests.agentv_suites import (DETERMINISTIC, EXAMPLES, OPTIONAL, SUITES, Suite, deterministic_results,
                                  key_mismatches, prepare_tree, read_jsonl, suite_args)
 from tests.conftest import TOOLS_BIN, real_tool, run_cli
 
@@ -90,16 +90,22 @@ def test_every_baseline_key_is_written_with_its_type(runs, suite_id):
     by_type = {r["type"]: r for b in baseline.values() for r in b.get("evaluator_results", [])}
     assert records
     for record in records:
-        if record["error"]:
+        if record["eval_id"] in baseline:
+            expected = baseline[record["eval_id"]]
+            assert key_mismatches(expected, record) == [], record["eval_id"]
             continue
-        # a case of the baseline, else (ids renamed since it was recorded) its first case
-        expected = baseline.get(record["eval_id"]) or next(iter(baseline.values()))
-        top = {k: v for k, v in expected.items() if k != "evaluator_results"}
-        assert key_mismatches(top, record) == [], record["eval_id"]
-        for result in record["evaluator_results"]:  # each result against its type's
+        # a case added since the baseline was recorded: its first successful case's keys
+        # (the request's shape depends on the case's turns) and each result against one
+        # of its type
+        expected = next(b for b in baseline.values() if not b.get("error"))
+        top = {k: ({} if k == "lm_provider_request" else v) for k, v in expected.items()
+               if k != "evaluator_results"}
+        assert key_mismatches(top, record, optional=OPTIONAL) == [], record["eval_id"]
+        for result in record["evaluator_results"]:
             if result["type"] in by_type:
-                assert key_mismatches(by_type[result["type"]], result) == [], \
-                    (record["eval_id"], result["name"])
+                shallow = {k: v for k, v in by_type[result["type"]].items()
+                           if k not in ("evaluator_results", "evaluator_provider_request")}
+                assert key_mismatches(shallow, result) == [], (record["eval_id"], result["name"])
 
 
 @pytest.mark.parametrize("suite_id", SAME_INPUTS)
