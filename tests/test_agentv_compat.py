@@ -123,6 +123,22 @@ def test_provider_request_equals_agentvs_byte_for_byte(runs, suite_id):
     assert compared or suite_id.endswith("execution-metrics/evals/dataset.yaml")
 
 
+@pytest.mark.parametrize("suite_id", SAME_INPUTS)
+def test_judge_prompt_equals_agentvs_up_to_the_answer(runs, suite_id):
+    """The default llm_judge's prompt is AgentV's (the candidate answers differ)."""
+    suite = BY_ID[suite_id]
+    _, records = runs(suite)
+    baseline = runs.baseline(suite)
+    cut = "[[ ## candidate_answer ## ]]"
+    for record in records:
+        expected = (baseline.get(record["eval_id"]) or {}).get("evaluator_provider_request")
+        if not expected or "user_prompt" not in expected:
+            continue
+        ours = record["evaluator_provider_request"]
+        assert ours["user_prompt"].split(cut)[0] == expected["user_prompt"].split(cut)[0]
+        assert ours["system_prompt"] == expected["system_prompt"]
+
+
 @pytest.mark.parametrize("suite_id", SCORED)
 def test_deterministic_scores_hits_and_misses_equal_the_baseline(runs, suite_id):
     suite = BY_ID[suite_id]
