@@ -192,7 +192,8 @@ def _significance_line(sig: dict[str, Any]) -> str:
     ci = sig["ci95"]
     ci_text = f"[{_signed(ci[0], 3)}, {_signed(ci[1], 3)}]" if ci else "n/a (one case)"
     mc, st = sig["mcnemar"], sig["sign_test"]
-    verdict = "REGRESSION (CI below -threshold)" if sig["regression"] else "no significant regression"
+    verdict = ("REGRESSION (CI below -threshold)" if sig["regression"]
+               else "no significant regression")
     return (f"Significance: mean Δ 95% CI {ci_text} over {sig['cases']} case(s) | McNemar "
             f"p={mc['p_value']:.3f} ({mc['pass_to_fail']} pass→fail, {mc['fail_to_pass']} "
             f"fail→pass) | sign test p={st['p_value']:.3f} ({st['positive']} wins, "

@@ -102,7 +102,11 @@ def _number(value: Any, kind: type) -> Any:
 
 
 def _question(record: dict[str, Any]) -> str | None:
-    request = record.get("lm_provider_request") or record.get("agent_provider_request")
+    """The request's question, else (AgentV's multi-turn ``{chat_prompt}``) its last turn."""
+    request = record.get("lm_provider_request") or record.get("agent_provider_request") or {}
+    chat = request.get("chat_prompt") if isinstance(request, dict) else None
+    if isinstance(chat, list) and chat and request.get("question") is None:
+        return next((m.get("content") for m in reversed(chat) if m.get("role") == "user"), None)
     return request.get("question") if isinstance(request, dict) else None
 
 

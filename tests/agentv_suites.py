@@ -94,7 +94,8 @@ targets:
       cwd: {folder}
 """
 # The AgentV monorepo root provides ``yaml`` (batch-cli scripts) and ``zod`` (the SDK).
-MONOREPO_ROOT_PACKAGE = ('{"private": true, "dependencies": {"yaml": "^2.6.1", "zod": "^3.23.8"}}\n')
+MONOREPO_ROOT_PACKAGE = ('{"private": true, '
+                         '"dependencies": {"yaml": "^2.6.1", "zod": "^3.23.8"}}\n')
 
 # Folders whose helpers import the @agentv/eval SDK (package.json links packages/eval).
 SDK_FOLDERS = ("v2.6.1/examples/features/batch-cli", "v2.6.1/examples/features/execution-metrics")

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.agentv_suites import (DETERMINISTIC, EXAMPLES, OPTIONAL, SUITES, Suite, deterministic_results,
-                                 key_mismatches, prepare_tree, read_jsonl, suite_args)
+from tests.agentv_suites import (DETERMINISTIC, EXAMPLES, OPTIONAL, SUITES, Suite,
+                                 deterministic_results, key_mismatches, prepare_tree,
+                                 read_jsonl, suite_args)
 from tests.conftest import TOOLS_BIN, real_tool, run_cli
 
 pytestmark = pytest.mark.skipif(not EXAMPLES.is_dir(), reason="shared/agentv-examples absent")

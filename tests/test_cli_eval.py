@@ -124,7 +124,8 @@ def test_failed_case_is_recorded_and_others_go_on(cli, tmp_path):
     assert by_id["broken"]["attempt"] == 1
     assert by_id["flaky"]["error"] is None and by_id["flaky"]["attempt"] == 3
     assert by_id["ok-1"]["error"] is None
-    assert "ERRORS" in proc.stdout and "broken [failing]: ProviderError" in proc.stdout
+    assert by_id["broken"]["misses"] == ["Provider error: upstream rejected the request"]
+    assert "ERRORS" in proc.stdout and "broken [failing]: upstream rejected" in proc.stdout
 
 
 def test_yaml_output_eval_id_filter_and_prompt_dumps(cli, tmp_path):
@@ -140,7 +141,7 @@ def test_yaml_output_eval_id_filter_and_prompt_dumps(cli, tmp_path):
     assert docs[0]["dump_files"]["prompt"] == str(dump_path)
     assert dump_path.name.startswith("review-javascript-with-guidelines__")
     dump = json.loads(dump_path.read_text())
-    assert set(dump) == {"eval_id", "question", "guidelines", "guideline_paths"}
+    assert set(dump) == {"eval_id", "question", "guidelines", "guideline_paths", "chat_prompt"}
     assert "cartTotal" in dump["question"] and "House rules" in dump["guidelines"]
     assert [Path(p).name for p in dump["guideline_paths"]] == ["javascript.instructions.md",
                                                                "python.instructions.md"]

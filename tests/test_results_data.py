@@ -59,6 +59,11 @@ def test_jsonl_yaml_and_parquet_load_to_the_same_frame(tmp_path):
     assert list(df.trial) == [0, 1, 0] and str(df.trial.dtype) == "Int64"
     assert df.input_tokens.sum() == 15 and df.judge_cost_usd.iloc[0] == pytest.approx(0.001)
     assert df.question.iloc[1] == "q b"
+    multi = record("m", 1.0, lm_provider_request={"chat_prompt": [
+        {"role": "system", "content": "s"}, {"role": "user", "content": "first"},
+        {"role": "assistant", "content": "a"}, {"role": "user", "content": "last"}]})
+    (tmp_path / "m.jsonl").write_text(json.dumps(multi) + "\n")
+    assert load_results(tmp_path / "m.jsonl").question.iloc[0] == "last"
     assert json.loads(df.evaluator_results.iloc[0])[0]["name"] == "judge"
     assert json.loads(df.trace_summary.iloc[1]) == {"tool_calls": 2}
     assert df.extra.isna().all()
