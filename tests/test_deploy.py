@@ -76,7 +76,7 @@ def baselines(directory: Path) -> dict[str, str]:
     assert proc.returncode == 0, proc.stderr
     better = directory / "baseline-better.jsonl"
     better.write_text("".join(
-        json.dumps({**r, "score": min(1.0, r["score"] + 0.3)}) + "\n"
+        json.dumps({**r, "score": r["score"] + 0.3}) + "\n"  # uncapped: Δ -0.3 on every case
         for r in map(json.loads, same.read_text().splitlines())))
     return {"same": str(same), "better": str(better)}
 
