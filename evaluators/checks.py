@@ -106,7 +106,8 @@ class IsJson(ScoreEvaluator):
         return self
 
     async def score(self, ctx: EvalContext) -> Score:
-        return fn.is_json(self.schema_)(ctx.candidate_answer, None)
+        return fn.is_json(self.schema_ if isinstance(self.schema_, dict) else None)(
+            ctx.candidate_answer, None)
 
 
 class JsonSubset(ScoreEvaluator):

@@ -57,7 +57,7 @@ class Composite(WithMembers):
     def _build(self, info: ValidationInfo) -> "Composite":
         self.build_own_members(info)
         weights = getattr(self.aggregator, "weights", None) or {}
-        names = [m.name for m in self._members]
+        names = [m.label for m in self._members]
         unknown = sorted(set(weights) - set(names))
         if unknown:
             raise ValueError(f"aggregator weights name unknown member(s) {', '.join(unknown)} "

@@ -84,6 +84,8 @@ class PythonEvaluator(Evaluator):
 
     async def evaluate(self, ctx: EvalContext) -> EvaluatorResult:
         fn = self._fn
+        if fn is None:  # set by _load or from_function
+            raise RuntimeError(f"{self.callable_} was never loaded")
         output = self._output_of(ctx) if self._output_of else ctx.candidate_answer
         expected = self._expected_of(ctx) if self._expected_of else case_expected(ctx)
         call_args = [output, None if expected is MISSING else expected]

@@ -62,8 +62,9 @@ def as_score(value: Any) -> Score:
         return passed_score(value)
     if isinstance(value, (int, float)):
         return Score(value=float(value), passed=float(value) >= 0.5)
-    if isinstance(value, dict) and isinstance(value.get("score", value.get("value")), (int, float)):
-        number = float(value.get("score", value.get("value")))
+    number_of = value.get("score", value.get("value")) if isinstance(value, dict) else None
+    if isinstance(value, dict) and isinstance(number_of, (int, float)):
+        number = float(number_of)
         reason = value.get("reason", value.get("reasoning", ""))
         return Score(value=number, passed=bool(value.get("passed", number >= 0.5)),
                      reason=reason if isinstance(reason, str) else str(reason))

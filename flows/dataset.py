@@ -41,13 +41,14 @@ def run_dataset(dataset: Dataset, target: str | Target | Callable[[Any], Any], e
 
     used, main, judge_name = run_targets(target, judge, targets, log)
     provider = (CallableProvider(used[main], target, {s.id: s.input for s in dataset})
-                if used[main].provider == "python" else None)
+                if used[main].provider == "python" and callable(target) else None)
     expected = {s.id: s.expected for s in dataset}
     suite = dataset_suite(dataset, name, typed_evaluators(evaluator, expected.__getitem__,
                                                           provider))
-    opts = EvalOptions(paths=[suite.path], out=out, workers=parse_workers(workers))
+    n_workers = parse_workers(workers)
+    opts = EvalOptions(paths=[suite.path], out=out, workers=n_workers)
     plan = Plan(opts, [suite], used, {main: judge_name}, [Job(c, main) for c in suite.cases],
-                opts.workers)
+                n_workers)
     runtimes = (callable_runtime(provider, used.get(judge_name or "")) if provider
                 else build_runtimes(plan))
     records: list[dict[str, Any]] = []

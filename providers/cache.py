@@ -82,7 +82,7 @@ def _response_from(data: Any) -> Response | None:
     usage = body.get("usage")
     usage = Usage(input_tokens=usage.get("input_tokens"), output_tokens=usage.get("output_tokens"),
                   cost_usd=0.0) if isinstance(usage, dict) else Usage(cost_usd=0.0)
-    raw = body.get("raw") if isinstance(body.get("raw"), dict) else {}
+    raw = body["raw"] if isinstance(body.get("raw"), dict) else {}
     return Response(text=body["text"], output_messages=body.get("output_messages"),
                     usage=usage, raw={**raw, "cache": "hit"}, cached=True)
 

@@ -32,9 +32,12 @@ def parse_retry_after(headers: Any) -> float | None:
     try:
         if h.get("retry-after-ms"):
             return max(0.0, float(h["retry-after-ms"]) / 1000.0)
-        value = h.get("retry-after")
-        if not value:
-            return None
+    except ValueError:
+        pass  # a malformed retry-after-ms: Retry-After decides
+    value = h.get("retry-after")
+    if not value:
+        return None
+    try:
         return max(0.0, float(value))
     except ValueError:
         pass

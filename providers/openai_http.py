@@ -94,7 +94,8 @@ class OpenAIHTTPProvider(OpenAIProvider):
                                 retryable=True) from None
         if status >= 400:
             raise self._http_error(label, status, resp_headers, raw)
-        return self._response(raw, body["model"], (time.perf_counter() - started) * 1000, label)
+        return self._parsed_response(raw, body["model"], (time.perf_counter() - started) * 1000,
+                                     label)
 
     def _http_error(self, label: str, status: int, headers, raw: bytes) -> ProviderError:
         text = raw.decode(errors="replace")
@@ -105,7 +106,8 @@ class OpenAIHTTPProvider(OpenAIProvider):
         return ProviderError(f"{label}: HTTP {status}: {text}", retryable=retryable,
                              status=status, retry_after=parse_retry_after(headers))
 
-    def _response(self, raw: bytes, model: str, latency_ms: float, label: str) -> Response:
+    def _parsed_response(self, raw: bytes, model: str, latency_ms: float,
+                         label: str) -> Response:
         try:
             data = json.loads(raw)
             text = data["choices"][0]["message"].get("content") or ""

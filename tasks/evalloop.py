@@ -17,7 +17,7 @@ import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Callable, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar
 
 from evaluators.report import EvalResult, result_from_record
 from evaluators.score import Score
@@ -25,7 +25,13 @@ from tasks.dataset import Dataset, Sample, dataset_suite
 from tasks.mailbox import Mailbox, Message
 from tasks.mailbox_codec import EvalRequest, Undecodable
 
-InputT, ExpectedT = TypeVar("InputT"), TypeVar("ExpectedT")
+if TYPE_CHECKING:  # imported when a loop starts
+    from tasks.callable_target import CallableProvider
+    from tasks.run import CaseRunner
+    from tasks.write import ResultWriter
+
+InputT = TypeVar("InputT")
+ExpectedT = TypeVar("ExpectedT")
 
 
 @dataclass(frozen=True)
@@ -58,10 +64,13 @@ class EvalLoop(Generic[InputT, ExpectedT]):
         self.wait_time_seconds, self.retry_delay_seconds = wait_time_seconds, retry_delay_seconds
         self.name, self.out, self.log = name, out, log
         self.used, self.target_name, self.judge_name = run_targets(loop, judge, targets, log)
-        self._target, self._expected = loop, {}
+        self._target = loop
+        self._expected: dict[str, Any] = {}
         self._stopping, self.released = threading.Event(), False
         self._inflight: dict[asyncio.Task, Message[EvalRequest]] = {}
-        self._runner = self._provider = self._writer = None
+        self._runner: CaseRunner | None = None
+        self._provider: CallableProvider | None = None
+        self._writer: ResultWriter | None = None
 
     def stop(self) -> None:
         """Finish the samples in flight, then return from ``run``."""
@@ -195,6 +204,7 @@ class EvalLoop(Generic[InputT, ExpectedT]):
         self._expected[sample.id] = sample.expected
         if self._provider is not None:
             self._provider.inputs[sample.id] = sample.input
+        assert self._runner is not None  # _setup ran
         try:
             record = await self._runner.run(Job(self._case(sample), self.target_name))
         except asyncio.CancelledError:
@@ -263,7 +273,11 @@ class EvalLoop(Generic[InputT, ExpectedT]):
         signals = (signal.SIGTERM, signal.SIGINT)
         for sig in signals:
             loop.add_signal_handler(sig, on_signal)
-        return lambda: [loop.remove_signal_handler(s) for s in signals] and None
+
+        def restore() -> None:
+            for sig in signals:
+                loop.remove_signal_handler(sig)
+        return restore
 
     async def _close(self) -> None:
         if self._writer is not None:
