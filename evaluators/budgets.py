@@ -131,14 +131,14 @@ class ExecutionMetrics(Evaluator):
         if self.max_duration_ms is not None:
             checks.limit("duration_ms", "Duration", view.duration_ms, self.max_duration_ms, _ms)
         if self.target_exploration_ratio is not None:
-            self._exploration(view, checks)
+            self._exploration(view, checks, self.target_exploration_ratio)
         actual = ", ".join(f"{k}={v:g}" for k, v in checks.actual.items())
         return self.result(checks.fraction(), checks.hits, checks.misses,
                            f"execution_metrics {actual or 'none available'}",
                            details=checks.actual or None)
 
-    def _exploration(self, view: SessionView, checks: _Checks) -> None:
-        ratio, target = view.exploration_ratio(), self.target_exploration_ratio
+    def _exploration(self, view: SessionView, checks: _Checks, target: float) -> None:
+        ratio = view.exploration_ratio()
         if ratio is None:
             checks.misses.append("Exploration ratio not available (no tool calls)")
             return

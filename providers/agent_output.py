@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from providers.base import Usage
 from providers.trace import (TraceEvent, event_from_dict, events_from_dicts, summarize,
@@ -64,8 +64,7 @@ def from_object(obj: dict[str, Any]) -> AgentOutput:
 
 
 def usage_from(obj: dict[str, Any]) -> Usage | None:
-    tokens = obj.get("token_usage") if isinstance(obj.get("token_usage"), dict) else {}
-    usage = obj.get("usage") if isinstance(obj.get("usage"), dict) else {}
+    tokens, usage = _mapping(obj.get("token_usage")), _mapping(obj.get("usage"))
     inp = tokens.get("input", usage.get("input_tokens", usage.get("prompt_tokens")))
     out = tokens.get("output", usage.get("output_tokens", usage.get("completion_tokens")))
     cost = obj.get("cost_usd", usage.get("cost_usd"))
@@ -85,8 +84,9 @@ def content_text(content: Any) -> str:
         return content
     if isinstance(content, list):
         parts = [p.get("text") or p.get("value") if isinstance(p, dict) else p for p in content]
-        if all(isinstance(p, str) for p in parts):
-            return "\n".join(parts)
+        texts = [p for p in parts if isinstance(p, str)]
+        if len(texts) == len(parts):
+            return "\n".join(texts)
     return json.dumps(content, ensure_ascii=False)
 
 
@@ -114,7 +114,7 @@ def trace_from_messages(messages: list[dict[str, Any]] | None) -> list[TraceEven
 
 
 def tool_call_event(call: dict[str, Any], results: dict[Any, Any] | None = None) -> TraceEvent:
-    fn = call.get("function") if isinstance(call.get("function"), dict) else {}
+    fn = _mapping(call.get("function"))
     args = next((call[k] for k in ("input", "arguments", "args") if k in call),
                 fn.get("arguments"))
     if isinstance(args, str):
@@ -131,8 +131,12 @@ def tool_call_event(call: dict[str, Any], results: dict[Any, Any] | None = None)
     return event_from_dict(event)
 
 
-def _is_num(v: Any) -> bool:
+def _is_num(v: Any) -> TypeGuard[float]:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 def trace_summary(trace: list[TraceEvent] | None, usage: Usage | None,

@@ -127,7 +127,8 @@ def _judge_cost(record: dict[str, Any]) -> float | None:
 
 def record_to_row(record: dict[str, Any]) -> dict[str, Any]:
     """One result record → one row of ``SCHEMA`` (nested values as redacted JSON)."""
-    usage = record.get("usage") if isinstance(record.get("usage"), dict) else {}
+    usage: dict[str, Any] = (record["usage"] if isinstance(record.get("usage"), dict)
+                             else {})
     score = _number(record.get("score"), float)
     row: dict[str, Any] = {c: _text(record.get(c)) for c in STRING_COLUMNS}
     row.update({c: _json(record.get(c)) for c in JSON_COLUMNS})
