@@ -11,9 +11,10 @@ from __future__ import annotations
 from pydantic import Field
 
 from evaluators.base import EvalContext, Evaluator, EvaluatorResult
+from evaluators.judge_call import ask_judge, broken_reply
 from evaluators.llm_judge import load_prompt, template_values
-from evaluators.rating import (DEFAULT_CRITERION, SYSTEM_PROMPT, build_prompt, judge_request,
-                               parse_rating, rating_score)
+from evaluators.rating import (DEFAULT_CRITERION, SYSTEM_PROMPT, build_prompt, parse_rating,
+                               rating_score)
 from evaluators.scored import score_result
 
 
@@ -27,18 +28,14 @@ class CategoricalJudge(Evaluator):
         expected = ctx.reference_answer or ctx.expected_outcome
         prompt = build_prompt(self.criterion, ctx.candidate_answer, expected,
                               template_values(ctx)["question"], template)
-        request = judge_request(ctx.eval_id, prompt)
-        request.attempt, request.trial = ctx.attempt, ctx.trial
-        response = await ctx.call_judge(request)
-        provider_request = {"user_prompt": prompt, "system_prompt": SYSTEM_PROMPT,
-                            "target": ctx.judge_name}
-        rating, reason = parse_rating(response.text)
+        reply = await ask_judge(ctx, SYSTEM_PROMPT, prompt)
+        rating, reason = parse_rating(reply.text)
         if rating is None:
-            return self.result(0.0, misses=["judge reply broke the rating contract "
-                                            "(expected {\"rating\": <label>, \"reason\": ...})"],
-                               reasoning="The judge gave no valid rating.",
-                               evaluator_provider_request=provider_request,
-                               details={"raw_reply": response.text}, usage=response.usage,
-                               warnings=["categorical_judge: no valid rating in the reply"])
+            return broken_reply(self, reply, misses=[
+                "judge reply broke the rating contract "
+                "(expected {\"rating\": <label>, \"reason\": ...})"],
+                reasoning="The judge gave no valid rating.",
+                warning="categorical_judge: no valid rating in the reply")
         return score_result(self, rating_score(rating, reason), details={"rating": rating},
-                            evaluator_provider_request=provider_request, usage=response.usage)
+                            evaluator_provider_request=reply.provider_request,
+                            usage=reply.usage)

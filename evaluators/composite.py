@@ -107,9 +107,9 @@ class Composite(WithMembers):
 
     async def _by_judge(self, agg: LlmAggregator, results: list[EvaluatorResult],
                         ctx: EvalContext) -> EvaluatorResult:
+        from evaluators.judge_call import ask_judge, broken_reply, judged
         from evaluators.llm_judge import (SYSTEM_PROMPT, load_prompt, parse_verdict,
                                           render_template, template_values)
-        from providers.base import Request
 
         results_json = json.dumps({r.name: member_summary(r) for r in results}, indent=2)
         template = load_prompt(agg.prompt, self.base_dir) or DEFAULT_AGGREGATOR_PROMPT
@@ -117,19 +117,12 @@ class Composite(WithMembers):
             template += "\n\n[[ ## evaluator_results ## ]]\n{{EVALUATOR_RESULTS_JSON}}"
         prompt = render_template(template, {**template_values(ctx),
                                             "EVALUATOR_RESULTS_JSON": results_json})
-        response = await ctx.call_judge(Request(
-            eval_id=ctx.eval_id, question=prompt, system_prompt=SYSTEM_PROMPT,
-            chat=[{"role": "system", "content": SYSTEM_PROMPT},
-                  {"role": "user", "content": prompt}],
-            attempt=ctx.attempt, trial=ctx.trial, purpose="judge", response_format="json"))
-        request = {"aggregator": "llm_judge", "user_prompt": prompt,
-                   "system_prompt": SYSTEM_PROMPT, "target": ctx.judge_name}
-        score, hits, misses, reasoning, ok = parse_verdict(response.text)
+        reply = await ask_judge(ctx, SYSTEM_PROMPT, prompt,
+                                recorded={"aggregator": "llm_judge"})
+        score, hits, misses, reasoning, ok = parse_verdict(reply.text)
         if not ok:
-            return self.result(0.0, misses=["aggregator judge reply had no valid verdict"],
-                               reasoning="Aggregator judge reply contained no valid JSON verdict.",
-                               children=results, evaluator_provider_request=request,
-                               details={"raw_reply": response.text}, usage=response.usage,
-                               warnings=["composite: no valid JSON verdict from the judge"])
-        return self.result(score, hits, misses, reasoning, children=results,
-                           evaluator_provider_request=request, usage=response.usage)
+            return broken_reply(self, reply, children=results,
+                                misses=["aggregator judge reply had no valid verdict"],
+                                reasoning="Aggregator judge reply contained no valid JSON verdict.",
+                                warning="composite: no valid JSON verdict from the judge")
+        return judged(self, reply, score, hits, misses, reasoning, children=results)

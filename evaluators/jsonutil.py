@@ -35,6 +35,19 @@ def parse_json(value: Any) -> Any:
     raise ValueError("not valid JSON")
 
 
+def first_json_object(text: str) -> dict[str, Any] | None:
+    """The first decodable JSON object in ``text`` (fenced or surrounded by prose)."""
+    decoder = json.JSONDecoder()
+    for match in re.finditer(r"\{", text or ""):
+        try:
+            value, _ = decoder.raw_decode(text, match.start())
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            return value
+    return None
+
+
 def subset_mismatches(expected: Any, actual: Any, path: str = "") -> list[str]:
     """Where ``actual`` fails to contain ``expected``: mappings recursively (extra keys in
     ``actual`` are fine), everything else by equality. Empty list = subset holds."""

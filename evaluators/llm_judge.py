@@ -6,12 +6,12 @@ valid JSON scores 0 with the raw reply kept in ``details`` and a warning.
 """
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
 
 from evaluators.base import EvalContext, Evaluator, EvaluatorResult, clamp01
+from evaluators.jsonutil import first_json_object
 from providers.base import Request
 
 SYSTEM_PROMPT = """You must respond with a single JSON object matching this schema:
@@ -59,19 +59,6 @@ def template_values(ctx: EvalContext) -> dict[str, str]:
         "candidate_answer": ctx.candidate_answer, "generated_answer": ctx.candidate_answer,
         "output": ctx.candidate_answer,
     }
-
-
-def first_json_object(text: str) -> dict[str, Any] | None:
-    """The first decodable JSON object in ``text`` (fenced or surrounded by prose)."""
-    decoder = json.JSONDecoder()
-    for match in re.finditer(r"\{", text or ""):
-        try:
-            value, _ = decoder.raw_decode(text, match.start())
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            return value
-    return None
 
 
 def clean_items(items: Any) -> list[str]:

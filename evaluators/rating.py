@@ -56,7 +56,7 @@ def build_prompt(criterion: str, output: Any, expected: Any, question: str = "",
 
 def parse_rating(reply: str) -> tuple[str | None, str]:
     """(rating, reason); rating is None when the reply breaks the output contract."""
-    from evaluators.llm_judge import first_json_object
+    from evaluators.jsonutil import first_json_object
 
     data = first_json_object(reply or "")
     if not data or not isinstance(data.get("rating"), str):

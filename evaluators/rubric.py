@@ -16,7 +16,8 @@ from typing import Any, Callable
 from pydantic import ValidationInfo, field_validator
 
 from evaluators.base import EvalContext, Evaluator, EvaluatorResult, verdict_for
-from evaluators.llm_judge import first_json_object, template_values
+from evaluators.jsonutil import first_json_object
+from evaluators.llm_judge import template_values
 from evaluators.rubric_items import RubricItem, items_from, parse_rubrics, warn_unknown_keys
 from providers.base import Request
 
