@@ -58,7 +58,8 @@ METRICS_PRESENT = textwrap.dedent('''
     summary = json.load(sys.stdin).get("trace_summary") or {}
     ok = "token_usage" in summary or summary.get("event_count", 0) > 0
     print(json.dumps({"score": 1 if ok else 0,
-                      "hits" if ok else "misses": ["trace summary present" if ok else "no metrics"]}))
+                      "hits" if ok else "misses": [
+                          "trace summary present" if ok else "no metrics"]}))
 ''')
 
 STAND_INS = {

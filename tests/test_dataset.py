@@ -63,7 +63,8 @@ def test_load_primitives_dataclasses_and_pydantic_models(tmp_path):
 
 
 @pytest.mark.parametrize("row, types, message", [
-    ({"id": "1", "input": 5, "expected": "x"}, (str, str), "d.jsonl:1: input: expected str, got int"),
+    ({"id": "1", "input": 5, "expected": "x"}, (str, str),
+     "d.jsonl:1: input: expected str, got int"),
     ({"id": "1", "input": "q", "expected": True}, (str, int), "expected: expected int, got bool"),
     ({"id": "1", "input": {"a": 1, "c": 2}, "expected": 1}, (Problem, int), "unknown field(s) c"),
     ({"id": "1", "input": {"a": "one", "b": 2}, "expected": 1}, (Problem, int),

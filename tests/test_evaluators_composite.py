@@ -99,7 +99,8 @@ def test_code_judge_aggregator_failure_is_the_composites_error(tmp_path):
 
 
 def test_llm_judge_aggregator_sees_member_results(tmp_path):
-    (tmp_path / "resolve.md").write_text("Results:\n{{EVALUATOR_RESULTS_JSON}}\nTask: {{ question }}")
+    (tmp_path / "resolve.md").write_text(
+        "Results:\n{{EVALUATOR_RESULTS_JSON}}\nTask: {{ question }}")
     ctx = make_ctx("Brief but complete", question="Describe it",
                    judge={"score": 0.9, "hits": ["balanced"], "misses": [], "reasoning": "ok"})
     result = run({"type": "composite", "name": "final", "evaluators": [

@@ -108,7 +108,8 @@ def test_python_callable_that_cannot_be_imported_is_a_config_error(checks_module
 def test_python_evaluator_from_an_in_memory_function():
     def exact(output, expected):
         return Score(float(output == expected), output == expected)
-    evaluator = PythonEvaluator.from_function(exact, output_of=lambda ctx: ctx.candidate_answer.upper())
+    evaluator = PythonEvaluator.from_function(
+        exact, output_of=lambda ctx: ctx.candidate_answer.upper())
     ctx = make_ctx("paris", metadata={"case_metadata": {"expected": "PARIS"}})
     result = asyncio.run(run_evaluator(evaluator, ctx))
     assert result.name == "exact" and result.score == 1.0

@@ -25,8 +25,8 @@ def test_session_checks_in_yaml():
     assert run({"type": "token_usage_under", "max_tokens": 500}, ctx).score == 1
     assert run({"type": "trace_contains", "event_type": "llm_call",
                 "predicate": {"model": "m"}}, ctx).score == 1
-    assert run({"type": "trace_contains", "predicate": {"name": "knowledgeSearch",
-                                                        "arguments": {"q": "soap"}}}, ctx).score == 0
+    soap = {"name": "knowledgeSearch", "arguments": {"q": "soap"}}
+    assert run({"type": "trace_contains", "predicate": soap}, ctx).score == 0
 
 
 def test_session_checks_config_errors():
@@ -67,7 +67,8 @@ def test_trajectory_in_order_allows_gaps_and_checks_args():
         {"tool": "documentRetrieve", "args": {"id": 8}}]}, ctx)
     assert wrong.score == pytest.approx(1 / 3)
     assert "not found in remaining trace" in wrong.misses[0]
-    assert wrong.misses[1] == "Expected documentRetrieve at position 2: not found in remaining trace"
+    assert wrong.misses[1] == ("Expected documentRetrieve at position 2: "
+                               "not found in remaining trace")
 
 
 def test_trajectory_exact_penalizes_extra_and_wrong_calls():

@@ -66,7 +66,8 @@ def test_seed_custom_evaluators_work_as_written_and_compose():
 
 
 def test_builtin_within_tolerance_matches_the_seed_formula():
-    assert within_tolerance(0.5)(10.25, 10.0) == Score(value=0.5, passed=True, reason="diff=0.25 (tolerance 0.5)")
+    assert within_tolerance(0.5)(10.25, 10.0) == Score(value=0.5, passed=True,
+                                                       reason="diff=0.25 (tolerance 0.5)")
     assert not within_tolerance(0.1)(10.5, 10.0).passed
     assert within_tolerance(0.0)(3, 3).value == 1.0
     assert within_tolerance(0.1, relative=True)(105, 100).passed
@@ -153,8 +154,10 @@ def test_trace_contains_with_callable_and_mapping_predicates():
         {"tool": "search", "input": {"q": "paris"}},
         {"type": "llm_call", "model": "gpt", "input_tokens": 5, "output_tokens": 1}])))
     assert trace_contains("llm_call")(None, None, view).passed
-    assert trace_contains("tool_call", lambda e: e.arguments["q"] == "paris")(None, None, view).passed
-    assert trace_contains(predicate={"name": "search", "arguments": {"q": "paris"}})(None, None, view).passed
+    by_function = trace_contains("tool_call", lambda e: e.arguments["q"] == "paris")
+    assert by_function(None, None, view).passed
+    by_mapping = trace_contains(predicate={"name": "search", "arguments": {"q": "paris"}})
+    assert by_mapping(None, None, view).passed
     assert not trace_contains("tool_call", {"name": "fetch"})(None, None, view).passed
     assert not trace_contains("llm_call", min_count=2)(None, None, view).passed
 

@@ -114,7 +114,8 @@ def test_multiturn_keeps_turns(tmp_path):
 @pytest.mark.parametrize("cases,line,field", [
     ("  - id: a\n    input_messages:\n      - role: robot\n        content: x\n", 5, "role"),
     ("  - id: a\n    input: x\n  - id: a\n    input: y\n", 5, "id"),
-    ("  - id: a\n    input:\n      - role: user\n        content:\n          - {type: file, value: nope.md}\n", 7, "value"),
+    ("  - id: a\n    input:\n      - role: user\n        content:\n"
+     "          - {type: file, value: nope.md}\n", 7, "value"),
     ("  - input: x\n", 3, "id"),
     ("  - id: a\n", 3, "input_messages"),
 ])

@@ -24,7 +24,8 @@ CAMEL = [{"role": "assistant", "content": "",
          {"role": "assistant", "content": "found it"}]
 OPENAI = [{"role": "assistant", "content": None,
            "tool_calls": [{"id": "call_1", "type": "function", "duration_ms": 12,
-                           "function": {"name": "search", "arguments": json.dumps({"q": "rest"})}}]},
+                           "function": {"name": "search",
+                                        "arguments": json.dumps({"q": "rest"})}}]},
           {"role": "tool", "tool_call_id": "call_1", "content": "3 hits"},
           {"role": "assistant", "content": "found it"}]
 

@@ -34,7 +34,8 @@ def make_suite(d: Path, n: int, base_url: str | None, latency_ms: float) -> Path
     for i in range(n):
         a, b = rng.randint(100, 9999), rng.randint(100, 9999)
         rows += [f"  - id: case-{i:05d}", f'    input: "Case {i}: What is {a} + {b}?"',
-                 "    evaluators:", f'      - {{name: has-answer, type: contains, value: "{a + b}"}}']
+                 "    evaluators:",
+                 f'      - {{name: has-answer, type: contains, value: "{a + b}"}}']
     (d / "EVAL.yaml").write_text("\n".join(rows) + "\n")
     if base_url:
         target = (f"    provider: openai\n    model: stub-model\n    base_url: {base_url}\n"
@@ -71,7 +72,8 @@ def run_agentv(d: Path, eval_file: Path, workers: int) -> dict:
     if proc.returncode != 0:
         raise SystemExit(f"agentv failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
     lines = [json.loads(l) for l in out.read_text().splitlines() if l.strip()]
-    return {"wall": wall, "cpu": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"wall": wall, "cpu": cpu,
             "server_cpu": server_cpu_s() - srv0, "rss_mb": after.ru_maxrss / 1024,
             "records": len(lines), "passed": sum(1 for r in lines if r["score"] >= 0.8)}
 
