@@ -3,6 +3,8 @@
 # the last successful install. `bash setup.sh test` also installs the real programs the
 # tests drive (.ci/install.d/*.sh: Chromium, agent CLIs, ... at pinned versions).
 set -euo pipefail
+# offline price map for litellm (no remote fetch or warning while importing it); no telemetry
+export LITELLM_LOCAL_MODEL_COST_MAP=True DO_NOT_TRACK=1 PREFECT_SERVER_ANALYTICS_ENABLED=false
 cd "$(dirname "$0")"
 PY=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PY" -m venv .venv

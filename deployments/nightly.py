@@ -3,12 +3,14 @@ significance gate, publish the artifacts, and end Failed on a real regression.
 
 ``agentv-nightly`` parameters: ``suites`` (eval files / dirs / globs), ``baseline``
 (results file of a known-good run: JSONL, YAML or Parquet), ``target``, ``targets``,
-``threshold`` (default 0.1), ``trials``, ``workers``, ``dry_run``, ``out_dir`` and
-``shards`` (> 1: the suite is split across the work pool's workers, see shards.py).
+``threshold`` (default 0.1), ``trials``, ``workers``, ``dry_run``, ``out_dir``,
+``shards`` (> 1: the suite is split across the work pool's workers, see shards.py) and
+the quality gates ``fail_under``, ``min_pass_rate``, ``fail_on_error`` (tasks/gates.py).
 
 The run fails — before any case runs — when a suite or the baseline is missing. It ends
-Failed only when the 95% CI of the mean score delta lies wholly below ``-threshold``
-(``agentv compare --fail-on-regression``), so noise does not page anyone.
+Failed when the 95% CI of the mean score delta lies wholly below ``-threshold``
+(``agentv compare --fail-on-regression``), so noise does not page anyone, or when a
+quality gate fails.
 
 ``python -m deployments.nightly check [deployments/prefect.yaml]`` validates every
 deployment's parameters; prefect.yaml runs it as a build step, so ``prefect deploy``
@@ -46,17 +48,20 @@ def comparison_markdown(result: dict[str, Any], baseline: str, results: str) -> 
         "```", format_table(result, "baseline", "this run"), "```"])
 
 
-async def _run(suites: list[str], run_dir: Path, shards: int, settings: dict[str, Any]) -> str:
+async def _run(suites: list[str], run_dir: Path, shards: int, settings: dict[str, Any],
+               gates: dict[str, Any]) -> tuple[str, list[str]]:
+    """(results file, failed quality gates)."""
     out = run_dir / "results.jsonl"
     if shards <= 1:
-        result = await run_suites(eval_options(suites, str(out), **settings))
-        return result["results"]
+        result = await run_suites(eval_options(suites, str(out), **settings, **gates))
+        return result["results"], result.get("gate_failures") or []
     from flows.artifacts import publish_results
     started = time.perf_counter()
     parts = await run_shards(shards, run_dir, {"suites": suites, **settings})
     merged = merge_results(parts, out)
-    await publish_results(merged, eval_options(suites, str(out)), time.perf_counter() - started)
-    return str(merged)
+    summary = await publish_results(merged, eval_options(suites, str(out), **gates),
+                                    time.perf_counter() - started)
+    return str(merged), summary.get("gate_failures") or []
 
 
 @flow(name="agentv-nightly", log_prints=False)
@@ -64,16 +69,22 @@ async def nightly_flow(suites: list[str], baseline: str | None = None, target: s
                        targets: str | None = None, threshold: float = DEFAULT_THRESHOLD,
                        trials: int | None = None, workers: int | None = None,
                        dry_run: bool = False, out_dir: str = ".agentv/nightly",
-                       shards: int = 1):
-    """Run the suites, compare with ``baseline``; Failed on a significant regression."""
+                       shards: int = 1, fail_under: float | None = None,
+                       min_pass_rate: float | None = None, fail_on_error: bool = False):
+    """Run the suites, compare with ``baseline``; Failed on a significant regression or a
+    failed quality gate (``fail_under``, ``min_pass_rate``, ``fail_on_error``)."""
     from prefect.runtime import flow_run
-    check_parameters(suites, baseline, targets)
+    gates = {"fail_under": fail_under, "min_pass_rate": min_pass_rate,
+             "fail_on_error": fail_on_error}
+    check_parameters(suites, baseline, targets, gates)
     run_dir = Path(out_dir) / f"{run_stamp()}-{str(flow_run.id)[:8]}"
     settings = {"target": target, "targets": targets, "trials": trials, "workers": workers,
                 "dry_run": dry_run}
-    results = await _run(suites, run_dir, shards, settings)
+    results, gate_failures = await _run(suites, run_dir, shards, settings, gates)
+    gate_message = "quality gate failed: " + "; ".join(gate_failures) if gate_failures else ""
     if not baseline:
-        return {"results": results, "regression": None}
+        return Failed(message=gate_message) if gate_failures else \
+            {"results": results, "regression": None}
     comparison = compare_files(baseline, results, threshold)
     await acreate_markdown_artifact(key=COMPARE_KEY, description="agentv nightly comparison",
                                     markdown=comparison_markdown(comparison, baseline, results))
@@ -84,7 +95,10 @@ async def nightly_flow(suites: list[str], baseline: str | None = None, target: s
         sig = comparison["significance"]
         return Failed(message=f"regression against {baseline}: mean Δ "
                               f"{comparison['summary']['meanDelta']:+.3f}, 95% CI {sig['ci95']} "
-                              f"lies below -{threshold}")
+                              f"lies below -{threshold}"
+                              + (f"; {gate_message}" if gate_message else ""))
+    if gate_failures:
+        return Failed(message=gate_message)
     return {"results": results, "regression": False, "summary": comparison["summary"]}
 
 
@@ -99,16 +113,40 @@ def check_deployment_file(path: str | Path = PREFECT_YAML) -> list[str]:
             continue
         name = deployment.get("name", "?")
         try:
-            check_parameters(params["suites"], params.get("baseline"), params.get("targets"))
+            check_parameters(params["suites"], params.get("baseline"), params.get("targets"),
+                             params)
         except ConfigError as err:
             raise ConfigError(err.message, err.where, f"deployment {name}: {err.field}") from None
         checked.append(name)
     return checked
 
 
-def check_step(path: str = str(PREFECT_YAML)) -> dict[str, Any]:
-    """prefect.yaml build step: raising here stops ``prefect deploy`` before it registers."""
-    return {"checked": check_deployment_file(path)}
+def deployed_prefect_file(argv: list[str] | None = None) -> Path | None:
+    """The file ``prefect deploy [--prefect-file X]`` is deploying (a build step runs inside
+    that command), or None outside ``prefect deploy``."""
+    args = sys.argv if argv is None else argv
+    for i, arg in enumerate(args):
+        if arg == "--prefect-file" and i + 1 < len(args):
+            return Path(args[i + 1])
+        if arg.startswith("--prefect-file="):
+            return Path(arg.split("=", 1)[1])
+    return Path("prefect.yaml") if "deploy" in args else None
+
+
+def check_step(path: str | None = None) -> dict[str, Any]:
+    """prefect.yaml build step: checks the file actually being deployed (``path`` only
+    outside ``prefect deploy``); on a problem prints one line and stops ``prefect deploy``
+    (exit 2) before anything is registered or scheduled."""
+    file = deployed_prefect_file() or Path(path or PREFECT_YAML)
+    try:
+        checked = check_deployment_file(file)
+    except (ConfigError, OSError) as err:
+        message = err.render() if isinstance(err, ConfigError) else f"{file}: {err}"
+        print(f"error: agentv deploy check: {message}", file=sys.stderr, flush=True)
+        raise SystemExit(2) from None
+    print(f"agentv deploy check: {file}: {len(checked)} deployment(s) ok: {', '.join(checked)}",
+          flush=True)
+    return {"checked": checked, "file": str(file)}
 
 
 def main(argv: list[str] | None = None) -> int:

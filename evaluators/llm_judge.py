@@ -93,6 +93,12 @@ def load_prompt(prompt: str | None, base_dir: str) -> str | None:
     return prompt
 
 
+def judge_inputs(ctx: EvalContext) -> dict[str, str]:
+    """What the judge is asked about, as data (the offline heuristic judge reads it)."""
+    return {"candidate_answer": ctx.candidate_answer, "expected_outcome": ctx.expected_outcome,
+            "reference_answer": ctx.reference_answer}
+
+
 class LlmJudge(Evaluator):
     kind = "llm_judge"
     prompt: str | None = None
@@ -105,7 +111,7 @@ class LlmJudge(Evaluator):
                           chat=[{"role": "system", "content": SYSTEM_PROMPT},
                                 {"role": "user", "content": user_prompt}],
                           attempt=ctx.attempt, trial=ctx.trial, purpose="judge",
-                          response_format="json")
+                          response_format="json", metadata=judge_inputs(ctx))
         provider_request = {"user_prompt": user_prompt, "system_prompt": SYSTEM_PROMPT,
                             "target": ctx.judge_name}
         response = await ctx.call_judge(request)

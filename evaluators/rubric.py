@@ -74,7 +74,9 @@ class RubricEvaluator(Evaluator):
                                 {"role": "user", "content": prompt}],
                           attempt=ctx.attempt, trial=ctx.trial, purpose="judge",
                           response_format="json",
-                          metadata={"rubric_ids": [i.id for i in items], "rubric_ranged": ranged})
+                          metadata={"rubric_ids": [i.id for i in items], "rubric_ranged": ranged,
+                                    "rubric_texts": [i.expected_outcome for i in items],
+                                    "candidate_answer": ctx.candidate_answer})
         response = await ctx.call_judge(request)
         provider_request = {"user_prompt": prompt, "system_prompt": system,
                             "target": ctx.judge_name}

@@ -21,6 +21,27 @@ server_app = typer.Typer(help="The local Prefect server agentv uses by default."
                          no_args_is_help=True)
 app.add_typer(server_app, name="server")
 
+def agentv_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("agentv")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"agentv {agentv_version()}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def main_options(version: bool = typer.Option(
+        False, "--version", callback=_print_version, is_eager=True,
+        help="Print agentv's version and exit.")) -> None:
+    """agentv: evaluate AI agents and LLM apps with AgentV eval suites on Prefect."""
+
+
 OPTIONAL_VALUE_FLAGS = {"--dump-prompts": ".agentv/prompts", "--dump-traces": ".agentv/traces",
                         "--resume": ""}
 EVAL_SUFFIXES = (".yaml", ".yml", ".jsonl")
@@ -77,31 +98,57 @@ def setup_logging(verbose: bool) -> None:
 
 @app.command("eval")
 def eval_command(
-    paths: List[str] = typer.Argument(..., help="Eval files, directories or globs."),
-    targets: Optional[str] = typer.Option(None, help="targets.yaml, or a directory holding one."),
-    target: Optional[str] = typer.Option(None, help="Run every case on this target."),
-    workers: Optional[str] = typer.Option(None, help="Concurrent cases, 1-50 (default 1)."),
-    out: Optional[str] = typer.Option(None, help="Results file (default .agentv/results/)."),
-    output_format: str = typer.Option("jsonl", help="jsonl or yaml."),
+    paths: List[str] = typer.Argument(..., metavar="PATHS...",
+                                      help="Eval files, directories or globs."),
+    targets: Optional[str] = typer.Option(None, metavar="FILE|DIR",
+        help="targets.yaml, or a directory holding one."),
+    target: Optional[str] = typer.Option(None, metavar="NAME",
+        help="Run every case on this target."),
+    workers: Optional[str] = typer.Option(
+        None, metavar="INT|auto", show_default=False,
+        help="Concurrent cases, 1-50, or auto (default: the target's workers setting, else 1)."),
+    out: Optional[str] = typer.Option(None, metavar="FILE",
+        help="Results file (default .agentv/results/)."),
+    output_format: str = typer.Option("jsonl", metavar="jsonl|yaml", help="jsonl or yaml."),
     dry_run: bool = typer.Option(False, help="Use the mock for target and judge; no network."),
-    dry_run_delay: Optional[float] = typer.Option(None, help="Mock delay in ms."),
-    dry_run_delay_min: Optional[float] = typer.Option(None, help="Mock min delay in ms."),
-    dry_run_delay_max: Optional[float] = typer.Option(None, help="Mock max delay in ms."),
-    eval_id: Optional[str] = typer.Option(None, help="Only cases whose id matches this glob."),
-    dump_prompts: Optional[str] = typer.Option(None, help="Write each prompt to DIR."),
-    dump_traces: Optional[str] = typer.Option(None, help="Write each trace to DIR."),
+    dry_run_delay: Optional[float] = typer.Option(None, metavar="MS", help="Mock delay in ms."),
+    dry_run_delay_min: Optional[float] = typer.Option(None, metavar="MS",
+        help="Mock min delay in ms."),
+    dry_run_delay_max: Optional[float] = typer.Option(None, metavar="MS",
+        help="Mock max delay in ms."),
+    eval_id: Optional[str] = typer.Option(None, metavar="GLOB",
+        help="Only cases whose id matches this glob."),
+    dump_prompts: Optional[str] = typer.Option(None, metavar="DIR",
+        help="Write each prompt to DIR."),
+    dump_traces: Optional[str] = typer.Option(None, metavar="DIR", help="Write each trace to DIR."),
     include_trace: bool = typer.Option(False, help="Add trace and output_messages to records."),
     cache: bool = typer.Option(False, help="Cache LLM responses under .agentv/cache/."),
-    trials: Optional[int] = typer.Option(None, help="Run each case K times."),
-    max_retries: Optional[int] = typer.Option(None, help="Override the targets' max_retries."),
-    resume: Optional[str] = typer.Option(None, help="Continue an interrupted run's results."),
-    junit: Optional[str] = typer.Option(None, help="Also write JUnit XML to PATH."),
-    task_runner: Optional[str] = typer.Option(None, help="default, or dask (prefect-dask)."),
-    dask_address: Optional[str] = typer.Option(None, help="Dask scheduler, tcp://host:8786."),
-    shard: Optional[str] = typer.Option(None, help="Run only shard I/N of the cases."),
+    trials: Optional[int] = typer.Option(None, metavar="K", help="Run each case K times."),
+    max_retries: Optional[int] = typer.Option(None, metavar="N",
+        help="Override the targets' max_retries."),
+    resume: Optional[str] = typer.Option(None, metavar="FILE",
+        help="Continue an interrupted run's results."),
+    junit: Optional[str] = typer.Option(None, metavar="FILE", help="Also write JUnit XML to PATH."),
+    task_runner: Optional[str] = typer.Option(None, metavar="default|dask",
+        help="default, or dask (prefect-dask)."),
+    dask_address: Optional[str] = typer.Option(None, metavar="URL",
+        help="Dask scheduler, tcp://host:8786."),
+    shard: Optional[str] = typer.Option(None, metavar="I/N",
+        help="Run only shard I/N of the cases."),
+    fail_under: Optional[float] = typer.Option(
+        None, metavar="SCORE", help="Quality gate: exit 1 (flow run Failed) when the mean "
+        "score is below SCORE (0-1). Also execution.fail_under in an eval file."),
+    min_pass_rate: Optional[float] = typer.Option(
+        None, metavar="RATE", help="Quality gate: exit 1 when the share of passing cases "
+        "is below RATE (0-1). Also execution.min_pass_rate."),
+    fail_on_error: bool = typer.Option(
+        False, help="Quality gate: exit 1 when any case or evaluator errored. Also "
+        "execution.fail_on_error."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log provider calls, tracebacks."),
 ) -> None:
-    """Run eval suites and write one scored record per case."""
+    """Run eval suites and write one scored record per case.
+
+    Exit codes: 0 ok, 1 a quality gate failed, 2 bad input, 130 interrupted."""
     from flows.console import run_from_cli
     from tasks.plan import EvalOptions
     setup_logging(verbose)
@@ -111,7 +158,9 @@ def eval_command(
                        eval_id=eval_id, verbose=verbose, dump_prompts=dump_prompts,
                        dump_traces=dump_traces, include_trace=include_trace, cache=cache,
                        trials=trials, max_retries=max_retries, resume=resume, junit=junit,
-                       task_runner=task_runner, dask_address=dask_address, shard=shard)
+                       task_runner=task_runner, dask_address=dask_address, shard=shard,
+                       fail_under=fail_under, min_pass_rate=min_pass_rate,
+                       fail_on_error=fail_on_error)
     try:
         code = run_from_cli(opts)
     except ConfigError as err:
@@ -163,14 +212,18 @@ def compare_command(
 
 @app.command("report")
 def report_command(
-    results: List[str] = typer.Argument(..., help="Results file(s): JSONL, YAML or Parquet."),
-    out: Optional[str] = typer.Option(None, "--out", "-o", help="HTML file (default: beside "
+    results: List[str] = typer.Argument(..., metavar="RESULTS...",
+                                        help="Results file(s), one per run: JSONL, YAML or "
+                                        "Parquet (quote a glob to read shards as one run)."),
+    out: Optional[str] = typer.Option(None, "--out", "-o", metavar="FILE",
+                                      help="HTML file (default: beside "
                                       "the results, .html)."),
 ) -> None:
-    """Write a self-contained HTML report of a run."""
+    """Write a self-contained HTML report: one run, or a comparison of several (each
+    results file is one run; trials within a run stay trials)."""
     from tasks.report import write_report
     try:
-        path = write_report(results if len(results) > 1 else results[0], out)
+        path = write_report(results, out)
     except ConfigError as err:
         fail(err)
     typer.echo(f"report: {path}")
@@ -179,10 +232,9 @@ def report_command(
 @server_app.command("start")
 def server_start() -> None:
     """Start (or reuse) the background Prefect server and print its URLs."""
-    from flows.server import read_state, running_url, start_server
-    url = running_url() or start_server()
-    state = read_state() or {}
-    typer.echo(f"Prefect API: {url}\nPrefect UI:  {state.get('ui_url', url[:-4])}")
+    from flows.server import start_server, ui_url, usable_url
+    url = usable_url() or start_server()
+    typer.echo(f"Prefect API: {url}\nPrefect UI:  {ui_url() or url.removesuffix('/api')}")
 
 
 @server_app.command("stop")

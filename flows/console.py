@@ -1,5 +1,7 @@
-"""What ``agentv eval`` shows on the terminal: progress while cases run, then the ERRORS
-section and the summary. The progress bar appears only on a terminal."""
+"""What ``agentv eval`` shows on the terminal: a progress line from the first second
+(what it is waiting for, then cases done, ETA and running pass/fail/error counts), then
+the ERRORS and WARNINGS sections and the summary. The progress line appears only on a
+terminal."""
 from __future__ import annotations
 
 import sys
@@ -8,26 +10,46 @@ from typing import Any
 
 from tasks.plan import EvalOptions
 
+WAITING = {"start": "loading eval files and targets",
+           "plan": "starting the Prefect flow run (importing Prefect, connecting to its server)",
+           "cases": "running cases"}
+
 
 class ProgressBar:
-    def __init__(self) -> None:
+    def __init__(self, enabled: bool | None = None) -> None:
+        self.enabled = sys.stderr.isatty() if enabled is None else enabled
         self._progress = None
         self._task = None
+        self.counts = {"pass": 0, "fail": 0, "error": 0}
 
-    def start(self, plan: Any) -> None:
-        if not sys.stderr.isatty():
+    def begin(self, console=None) -> None:
+        """Show the progress line at once, saying what agentv is waiting for."""
+        if not self.enabled:
             return
         from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-        self._progress = Progress("[progress.description]{task.description}", BarColumn(),
-                                  MofNCompleteColumn(), TimeElapsedColumn(),
-                                  console=Console(stderr=True), transient=True)
-        self._task = self._progress.add_task("cases", total=len(plan.jobs))
+        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn,
+                                   TextColumn, TimeElapsedColumn, TimeRemainingColumn)
+        self._progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
+                                  MofNCompleteColumn(), TextColumn("eta"), TimeRemainingColumn(),
+                                  TimeElapsedColumn(), console=console or Console(stderr=True),
+                                  transient=True)
+        self._task = self._progress.add_task(WAITING["start"], total=None)
         self._progress.start()
 
-    def advance(self, record: dict[str, Any]) -> None:
+    def start(self, plan: Any) -> None:
         if self._progress is not None:
-            self._progress.advance(self._task)
+            self._progress.update(self._task, total=len(plan.jobs), description=WAITING["plan"])
+
+    def description(self) -> str:
+        c = self.counts
+        return f"cases: {c['pass']} pass, {c['fail']} fail, {c['error']} error"
+
+    def advance(self, record: dict[str, Any]) -> None:
+        verdict = "error" if record.get("error") else (
+            "pass" if record.get("verdict", _verdict(record)) == "pass" else "fail")
+        self.counts[verdict] += 1
+        if self._progress is not None:
+            self._progress.update(self._task, advance=1, description=self.description())
 
     def stop(self) -> None:
         if self._progress is not None:
@@ -35,13 +57,32 @@ class ProgressBar:
             self._progress = None
 
 
+def _verdict(record: dict[str, Any]) -> str:
+    from evaluators.base import verdict_for
+    return verdict_for(float(record.get("score") or 0.0))
+
+
+def _where(e: dict[str, Any]) -> str:
+    parts = [p for p in (e.get("file"), str(e.get("eval_id")), e.get("evaluator")) if p]
+    return f"{':'.join(parts)} [{e.get('target')}]"
+
+
+def format_problems(title: str, problems: list[dict[str, Any]]) -> list[str]:
+    """``file:case:evaluator [target]: message`` lines, sorted."""
+    if not problems:
+        return []
+    def key(e: dict[str, Any]) -> tuple[str, ...]:
+        return (str(e.get("file")), str(e["eval_id"]), str(e.get("target")),
+                str(e.get("evaluator") or ""))
+    return ["", title] + [f"  {_where(e)}: {e['error']}" for e in sorted(problems, key=key)]
+
+
 def print_outcome(result: dict[str, Any], wall_s: float) -> None:
     from tasks.stats import format_summary
-    errors = result.get("errors") or []
-    if errors:
-        print("\nERRORS")
-        for e in sorted(errors, key=lambda e: (str(e["eval_id"]), str(e["target"]))):
-            print(f"  {e['eval_id']} [{e['target']}]: {e['error']}")
+    for line in format_problems("ERRORS", result.get("errors") or []):
+        print(line)
+    for line in format_problems("WARNINGS", result.get("warnings") or []):
+        print(line)
     print(format_summary(result["summary"], wall_s))
     print(f"  results: {result['results']}")
     for kind in ("parquet", "junit"):
@@ -53,21 +94,24 @@ def print_outcome(result: dict[str, Any], wall_s: float) -> None:
 
 
 def run_from_cli(opts: EvalOptions) -> int:
+    """Run, print the outcome; exit code 0, 1 (a quality gate failed), 2 (I/O failure),
+    130/143 (interrupted by Ctrl-C/SIGTERM)."""
     from flows.eval import run_eval
     started = time.perf_counter()
     bar = ProgressBar()
+    bar.begin()
     try:
-        result = run_eval(opts, on_record=bar.advance, on_plan=bar.start)
+        result = run_eval(opts, on_record=bar.advance, on_plan=bar.start, started=started)
     finally:
         bar.stop()
     if result.get("io_error"):  # disk full, file too large: one error line, then the summary
         print(f"error: {result['io_error']}", file=sys.stderr)
-    print_outcome(result, time.perf_counter() - started)
+    print_outcome(result, result.get("wall_s") or time.perf_counter() - started)
     if result.get("interrupted"):
         print(f"  interrupted: {result.get('not_run', 0)} case(s) not run; continue with "
               f"--resume {result['results']}")
         return exit_code(result)
-    return 0
+    return 1 if result.get("gate_failures") else 0
 
 
 def exit_code(result: dict[str, Any]) -> int:

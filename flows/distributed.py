@@ -90,7 +90,9 @@ async def run_remote_batch(label: str, options: dict[str, Any],
     """Run the plan's jobs at ``indices`` on this worker; publish their table artifact."""
     plan = worker_plan(options)
     records = redact_obj(await _run_jobs(plan, [plan.jobs[i] for i in indices]))
-    await acreate_table_artifact(table=batch_table(records), description=f"Cases of batch {label}")
+    from flows.naming import slug
+    await acreate_table_artifact(key=slug(f"agentv-batch-{label}"), table=batch_table(records),
+                                 description=f"Cases of batch {label}")
     return records
 
 

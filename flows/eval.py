@@ -19,12 +19,17 @@ from tasks.runtime import build_runtimes
 
 def run_eval(opts: EvalOptions, *, on_record: Callable[[dict], None] | None = None,
              on_plan: Callable[[Any], None] | None = None,
-             log: Callable[[str], None] = lambda m: print(m, file=sys.stderr)) -> dict[str, Any]:
+             log: Callable[[str], None] = lambda m: print(m, file=sys.stderr),
+             started: float | None = None) -> dict[str, Any]:
     """Validate, preflight, then run the flow; raises ConfigError before anything runs.
+    ``result["gate_failures"]`` lists failed quality gates (the flow run ends Failed).
 
     The results file is locked first (a second run on it fails at once), but emptied only
     when the run starts: a configuration error never costs an earlier run's results."""
     from flows.preload import preload_if_api_ready, quiet_prefect_console
+    from tasks.gates import options_gates
+    started = started or time.perf_counter()
+    options_gates(opts)  # a bad --fail-under is a configuration error, before anything runs
     quiet_prefect_console(opts.verbose)
     preload_if_api_ready()  # a server answers: import Prefect while the files are validated
     writer = open_results(opts)
@@ -38,7 +43,7 @@ def run_eval(opts: EvalOptions, *, on_record: Callable[[dict], None] | None = No
     if on_plan:
         on_plan(plan)
     return run_plan(plan, runtimes, on_record=on_record, log=log, finished=finished,
-                    writer=writer)
+                    writer=writer, started=started)
 
 
 def open_results(opts: EvalOptions):
@@ -56,7 +61,7 @@ def open_results(opts: EvalOptions):
 
 def run_plan(plan, runtimes, *, on_record: Callable[[dict], None] | None = None,
              log: Callable[[str], None] = lambda m: print(m, file=sys.stderr),
-             finished=None, writer=None) -> dict[str, Any]:
+             finished=None, writer=None, started: float | None = None) -> dict[str, Any]:
     """Run a validated plan (targets preflight-checked) through the ``agentv-eval`` flow."""
     from flows.preload import quiet_prefect_console
     from flows.server import ensure_api
@@ -71,7 +76,7 @@ def run_plan(plan, runtimes, *, on_record: Callable[[dict], None] | None = None,
     from tasks.redact import redact_log_handlers, redact_obj
     redact_log_handlers()  # Prefect's handlers (console, API) scrub too
     state = RunState(plan=plan, runtimes=runtimes, on_record=on_record,
-                     append=finished is not None, writer=writer)
+                     append=finished is not None, writer=writer, started=started)
     if finished is not None:
         state.done_keys = finished.keys
         state.errors = [{k: r.get(k) for k in ("eval_id", "target", "error")}
@@ -79,11 +84,16 @@ def run_plan(plan, runtimes, *, on_record: Callable[[dict], None] | None = None,
     token = register_run(state)
     from tasks.scale import make_task_runner
     runner = make_task_runner(plan.options.task_runner, plan.options.dask_address)
-    flow = eval_flow.with_options(task_runner=runner) if runner else eval_flow
+    from prefect import tags
+    from flows.naming import plan_labels, run_name, run_tags
+    suites, targets, datasets = plan_labels(plan)
+    flow = eval_flow.with_options(flow_run_name=run_name(suites, targets),
+                                  **({"task_runner": runner} if runner else {}))
     try:
-        with interrupt_handler(state, log):
-            return asyncio.run(flow(options=redact_obj(_jsonable(asdict(plan.options))),
-                                    token=token))
+        with interrupt_handler(state, log), tags(*run_tags(suites, targets, datasets)):
+            final = asyncio.run(flow(options=redact_obj(_jsonable(asdict(plan.options))),
+                                     token=token, return_state=True))
+        return state.outcome if state.outcome is not None else final.result()
     finally:
         if state.writer is not None:
             state.writer.close()

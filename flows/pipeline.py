@@ -19,9 +19,12 @@ from prefect.artifacts import acreate_table_artifact
 from prefect.cache_policies import NO_CACHE
 
 from flows.artifacts import publish_results
+from flows.naming import slug
+from flows.outcome import run_info
 from flows.jsonflow import json_flow
 from flows.distributed import ProcessLocalDict, batch_table, run_on_task_runner
 from tasks.expand import Job
+from tasks.problems import case_file, evaluator_problems
 from tasks.plan import EvalOptions, Plan, build_plan, file_worker_caps
 from tasks.run import CaseRunner, RunOptions, TargetRuntime
 from tasks.redact import redact
@@ -50,6 +53,9 @@ class RunState:
     io_error: str | None = None  # the results file could not be written (disk full…)
     in_flight: set[asyncio.Task] = field(default_factory=set)
     skipped: int = 0
+    warnings: list[dict[str, Any]] = field(default_factory=list)  # evaluator warnings
+    started: float | None = None  # perf_counter when the user started the run
+    outcome: dict[str, Any] | None = None  # the flow's result, also when it ends Failed
 
 
 RUNS: dict[str, RunState] = ProcessLocalDict()  # in-process only; pickles empty
@@ -134,9 +140,13 @@ def record_finished(state: RunState, record: dict[str, Any]) -> dict[str, Any] |
         if state.stop_requested is None:
             state.stop_requested = time.monotonic()
         return None
+    where = {"eval_id": record["eval_id"], "target": record["target"],
+             "file": case_file(record)}
     if record.get("error"):
-        state.errors.append({"eval_id": record["eval_id"], "target": record["target"],
-                             "error": record["error"]})
+        state.errors.append({**where, "error": record["error"]})
+    for problem in evaluator_problems(record.get("evaluator_results")):
+        (state.errors if problem.is_error else state.warnings).append(
+            {**where, "evaluator": problem.evaluator, "error": problem.message})
     if state.on_record:
         state.on_record(record)
     return record
@@ -151,7 +161,8 @@ async def run_batch(label: str, token: str, index: int) -> dict[str, Any]:
         async with state.semaphore:
             await state.runner.prefetch(jobs)
     records = [r for r in await asyncio.gather(*(_run_one(state, j) for j in jobs)) if r]
-    await acreate_table_artifact(table=batch_table(records), description=f"Cases of batch {label}")
+    await acreate_table_artifact(key=slug(f"agentv-batch-{label}"), table=batch_table(records),
+                                 description=f"Cases of batch {label}")
     errors = sum(1 for r in records if r.get("error"))
     if errors:
         get_run_logger().warning("%s: %d of %d case(s) failed", label, errors, len(records))
@@ -160,9 +171,11 @@ async def run_batch(label: str, token: str, index: int) -> dict[str, Any]:
 
 @task(name="summarize", cache_policy=NO_CACHE)
 async def summarize_stage(token: str, wall_s: float) -> dict[str, Any]:
-    """Parquet (+ JUnit) from the results file, the pandas summary, the run's artifacts."""
+    """Parquet (+ JUnit) from the results file, the pandas summary, the quality gates,
+    the run's artifacts."""
     state = RUNS[token]
-    return await publish_results(state.writer.path, state.plan.options, wall_s)
+    return await publish_results(state.writer.path, state.plan.options, wall_s,
+                                 run_info(state.plan))
 
 
 def _pending(plan: Plan, state: RunState) -> list[Job]:
@@ -227,10 +240,11 @@ async def _run_all(state: RunState, token: str, jobs: list[Job]) -> None:
 
 @json_flow(name="agentv-eval", log_prints=False, validate_parameters=False)
 async def eval_flow(options: dict[str, Any], token: str | None = None) -> dict[str, Any]:
-    """Run AgentV eval suites. ``options`` are EvalOptions fields (paths, target, workers…)."""
-    started = time.perf_counter()
+    """Run AgentV eval suites. ``options`` are EvalOptions fields (paths, target, workers…).
+    Ends Failed (with the reasons) when a quality gate fails."""
     token = token or register_run(RunState())
     state = RUNS[token]
+    started = state.started or time.perf_counter()  # the console's clock
     _arm_signals(state)
     try:
         return await _eval(state, token, options, started)
@@ -252,18 +266,24 @@ def _arm_signals(state: RunState) -> None:
         pass
 
 
-async def _eval(state: RunState, token: str, options: dict[str, Any],
-                started: float) -> dict[str, Any]:
+async def _eval(state: RunState, token: str, options: dict[str, Any], started: float):
     plan_stage(options, token)
     preflight_stage(token)
     await _run_all(state, token, _prepare(state))
-    wall = time.perf_counter() - started
+    wall = time.perf_counter() - started  # the same clock as the console's wall time
     summary = await summarize_stage(token, wall)
     from prefect.runtime import flow_run
-    return {"summary": summary, "results": str(state.writer.path), "errors": state.errors,
-            "wall_s": wall, "flow_run_id": str(flow_run.id), "flow_run_url": _ui_url(),
-            "interrupted": state.stop_requested is not None, "not_run": state.skipped,
-            "signal": state.stop_signal, "io_error": state.io_error}
+    state.outcome = {
+        "summary": summary, "results": str(state.writer.path), "errors": state.errors,
+        "warnings": state.warnings, "wall_s": wall, "flow_run_id": str(flow_run.id),
+        "flow_run_url": _ui_url(), "interrupted": state.stop_requested is not None,
+        "not_run": state.skipped, "signal": state.stop_signal, "io_error": state.io_error,
+        "gate_failures": summary.get("gate_failures") or []}
+    if state.outcome["gate_failures"]:
+        from prefect.states import Failed
+        return Failed(message="quality gate failed: "
+                              + "; ".join(state.outcome["gate_failures"]))
+    return state.outcome
 
 
 def _ui_url() -> str | None:

@@ -69,12 +69,48 @@ def running_url() -> str | None:
     return None
 
 
+def ui_url() -> str | None:
+    """The recorded server's UI address (``http://127.0.0.1:PORT``), or None."""
+    return (read_state() or {}).get("ui_url")
+
+
+def usable_url() -> str | None:
+    """The recorded server's API URL when it answers AND its UI talks to it; a server
+    started by an older agentv (UI pointing at :4200) is stopped so a new one starts."""
+    url = running_url()
+    if url and ui_api_url(url) not in (url, None):
+        stop_server()
+        time.sleep(0.5)
+        return None
+    return url
+
+
+def ui_env(port: int) -> dict[str, str]:
+    """``--port`` alone leaves the UI's ``/ui-settings`` pointing at port 4200: the UI
+    would show "Can't connect" (or another server's data). The API port and the UI's API
+    URL must name the port the server actually listens on."""
+    return {"PREFECT_SERVER_API_HOST": "127.0.0.1", "PREFECT_SERVER_API_PORT": str(port),
+            "PREFECT_UI_API_URL": f"http://127.0.0.1:{port}/api",
+            "PREFECT_UI_URL": f"http://127.0.0.1:{port}"}
+
+
+def ui_api_url(url: str, timeout: float = 2.0) -> str | None:
+    """The API URL the server's UI uses (its ``/ui-settings``), or None."""
+    base = url.rstrip("/").removesuffix("/api")
+    try:
+        with urllib.request.urlopen(f"{base}/ui-settings", timeout=timeout) as resp:
+            return json.loads(resp.read()).get("api_url")
+    except (OSError, ValueError):
+        return None
+
+
 def start_server(wait: bool = True) -> str:
     """Start a detached ``prefect server start`` and record it; returns the API URL."""
     home = agentv_home()
     (home / "prefect").mkdir(parents=True, exist_ok=True)
     port = _free_port()
-    env = {**os.environ, **QUIET_ENV, "PREFECT_HOME": str(home / "prefect")}
+    url = f"http://127.0.0.1:{port}/api"
+    env = {**os.environ, **QUIET_ENV, **ui_env(port), "PREFECT_HOME": str(home / "prefect")}
     env.pop("PREFECT_API_URL", None)
     log = open(home / "server.log", "ab")
     proc = subprocess.Popen(
@@ -82,7 +118,6 @@ def start_server(wait: bool = True) -> str:
          "--port", str(port)],
         stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
         start_new_session=True)
-    url = f"http://127.0.0.1:{port}/api"
     _state_file().write_text(json.dumps({"pid": proc.pid, "api_url": url, "port": port,
                                          "ui_url": f"http://127.0.0.1:{port}"}))
     if wait:
@@ -141,7 +176,7 @@ def ensure_api(log=print) -> str | None:
         return os.environ["PREFECT_API_URL"]
     try:
         with _start_lock():  # two runs starting at once share one server
-            url = running_url()
+            url = usable_url()
             if url is None:
                 log("agentv: starting the local Prefect server (first run only; it stays up, "
                     "stop it with `agentv server stop`)")

@@ -5,17 +5,20 @@ Settings: ``response`` (text; default echoes the eval id), ``delayMs`` / ``delay
 ``output_messages``, ``usage``. For testing failure paths: ``error`` (every call fails
 with that message, not retryable), ``fail_attempts: N`` (the first N attempts of each case
 fail with a retryable 503, then it answers). As a judge (``request.purpose == "judge"``) it answers
-with a JSON verdict (``judge_response`` setting, else a deterministic pseudo-score
-derived from the prompt) so dry runs exercise the whole judge path offline.
+with a JSON verdict: the ``judge_response`` setting, else the offline heuristic judge
+(providers/heuristic_judge.py: key-term hits and misses of the answer against the expected
+outcome and reference, labelled as such) so dry runs exercise the whole judge path offline.
+Judges that do not hand their inputs over in ``request.metadata`` get a neutral,
+labelled 0.5.
 """
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import random
 import time
 
+from providers import heuristic_judge
 from providers.base import BaseProvider, ConfigError, ProviderError, Request, Response, Usage
 from providers.trace import events_from_dicts
 
@@ -54,20 +57,6 @@ class MockProvider(BaseProvider):
             latency_ms=(time.perf_counter() - start) * 1000.0,
         )
 
-    @staticmethod
-    def _rubric_checks(request: Request, digest: bytes) -> dict:
-        """A rubric judge's reply: each rubric id satisfied (or scored) deterministically."""
-        checks = []
-        for n, rubric_id in enumerate(request.metadata["rubric_ids"]):
-            value = digest[n % len(digest)]
-            check = {"id": rubric_id, "reasoning": "Dry-run mock judge."}
-            if request.metadata.get("rubric_ranged"):
-                check["score"] = 5 + value % 6
-            else:
-                check["satisfied"] = value % 4 != 0
-            checks.append(check)
-        return {"checks": checks, "overall_reasoning": "Dry-run mock judge: deterministic."}
-
     def _maybe_fail(self, request: Request) -> None:
         if request.purpose == "judge":
             return
@@ -87,10 +76,15 @@ class MockProvider(BaseProvider):
         canned = self.target.setting("judge_response")
         if canned is not None:
             return canned if isinstance(canned, str) else json.dumps(canned)
-        digest = hashlib.sha256(request.question.encode()).digest()
-        if request.metadata.get("rubric_ids"):
-            return json.dumps(self._rubric_checks(request, digest))
-        score = round(0.5 + (digest[0] / 255.0) * 0.5, 2)
-        return json.dumps({"score": score, "hits": ["mock judge: answer received"],
-                           "misses": [] if score >= 0.8 else ["mock judge: deterministic miss"],
-                           "reasoning": "Dry-run mock judge: deterministic pseudo-score."})
+        meta = request.metadata
+        answer = str(meta.get("candidate_answer") or "")
+        if meta.get("rubric_ids"):
+            texts = meta.get("rubric_texts") or [""] * len(meta["rubric_ids"])
+            return json.dumps(heuristic_judge.rubric_checks(
+                answer, list(zip(meta["rubric_ids"], texts)), bool(meta.get("rubric_ranged"))))
+        if "candidate_answer" not in meta:
+            return json.dumps({"score": 0.5, "hits": [], "misses": [], "reasoning":
+                               f"{heuristic_judge.OFFLINE_LABEL}: this judge does not hand "
+                               "over the answer; neutral score 0.5."})
+        return json.dumps(heuristic_judge.judge(answer, str(meta.get("expected_outcome") or ""),
+                                                str(meta.get("reference_answer") or "")))

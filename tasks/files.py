@@ -13,6 +13,7 @@ from typing import Any, Callable
 from evaluators.base import Evaluator
 from evaluators.registry import build_evaluators
 from providers.errors import ConfigError
+from tasks.gates import Gates, parse_gates
 from tasks.messages import Message, guideline_patterns, parse_messages
 from tasks.yamlsrc import LineDict, LineList, load_yaml_file
 
@@ -22,7 +23,8 @@ FILE_KEYS = {"$schema", "description", "dataset", "target", "execution", "evalca
 CASE_KEYS = {"id", "expected_outcome", "outcome", "input_messages", "input", "expected_messages",
              "expected_output", "conversation_id", "execution", "evaluators", "rubrics",
              "description", "metadata", "trials", "note"}
-EXECUTION_KEYS = {"target", "evaluators", "trials"}
+EXECUTION_KEYS = {"target", "evaluators", "trials", "fail_under", "min_pass_rate",
+                  "fail_on_error"}
 
 
 @dataclass
@@ -60,6 +62,7 @@ class EvalSuite:
     cases: list[EvalCase] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     has_schema: bool = True
+    gates: Gates = field(default_factory=Gates)  # execution: fail_under, min_pass_rate, …
 
 
 def _warn_unknown(obj: dict, allowed: set[str], path: str, what: str, warn) -> None:
@@ -200,6 +203,7 @@ def load_suite(path: str | Path, warn: Callable[[str], None] | None = None) -> E
     target = execution.get("target") or data.get("target")
     suite.target = str(target) if target else None
     suite.trials = _trials(data, spath) or _trials(execution, spath)
+    suite.gates = parse_gates(execution, spath, getattr(execution, "line_of", lambda _k: None))
     defaults = (_evaluator_list(execution, "evaluators", spath, str(p.parent), emit)
                 or _evaluator_list(data, "evaluators", spath, str(p.parent), emit)
                 or _evaluator_list(data, "evaluator", spath, str(p.parent), emit)

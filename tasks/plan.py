@@ -48,6 +48,9 @@ class EvalOptions:
     task_runner: str | None = None  # default | dask (tasks/scale.py)
     dask_address: str | None = None
     shard: str | None = None  # I/N: run only this shard of the jobs
+    fail_under: float | None = None  # quality gates (tasks/gates.py)
+    min_pass_rate: float | None = None
+    fail_on_error: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from tasks.problems import evaluator_error_count
 from tasks.results import load_results  # noqa: F401 - the documented one-line entry
 from tasks.trials import mean_ci, shorten, trials_summary
 
@@ -49,23 +50,25 @@ def summarize(rows) -> dict[str, Any]:
 
     df = _frame(rows)
     if df.empty:
-        return {"total": 0, "errors": 0, "histogram": [0] * 5, "top": [], "bottom": []}
+        return {"total": 0, "errors": 0, "evaluator_errors": 0, "histogram": [0] * 5,
+                "top": [], "bottom": []}
     df = df.sort_values(["eval_id", "target", "trial"], kind="stable")
     scores = df["score"].astype(float)
-    ordered = df.sort_values(["score", "eval_id"], ascending=[False, True], kind="stable")
-    label = lambda r: (r.eval_id if df["target"].nunique() == 1 else f"{r.eval_id} [{r.target}]")
+    top, bottom = _extremes(df)
     costs = pd.to_numeric(df["cost_usd"], errors="coerce")
     return {
         "total": int(len(df)),
         "errors": int(df["error"].notna().sum()),
+        "evaluator_errors": (int(df["evaluator_results"].map(evaluator_error_count).sum())
+                             if "evaluator_results" in df else 0),
         "mean": round(float(scores.mean()), 3),
         "median": round(float(scores.median()), 3),
         "min": round(float(scores.min()), 3),
         "max": round(float(scores.max()), 3),
         "std": round(float(scores.std(ddof=1)), 3) if len(df) >= 2 else None,
         "histogram": histogram(scores.tolist()),
-        "top": [(label(r), round(r.score, 3)) for r in ordered.head(3).itertuples()],
-        "bottom": [(label(r), round(r.score, 3)) for r in ordered.tail(3).iloc[::-1].itertuples()],
+        "top": top,
+        "bottom": bottom,
         "input_tokens": int(pd.to_numeric(df["input_tokens"], errors="coerce").sum()),
         "output_tokens": int(pd.to_numeric(df["output_tokens"], errors="coerce").sum()),
         "cost_usd": round(float(costs.sum()), 6) if costs.notna().any() else None,
@@ -76,12 +79,32 @@ def summarize(rows) -> dict[str, Any]:
     }
 
 
+def _extremes(df) -> tuple[list, list]:
+    """Top and bottom 3 cases; with trials a case's score is its mean over its trials, so
+    no case appears twice."""
+    per_case = (df.assign(score=df["score"].astype(float))
+                .groupby(["eval_id", "target"], sort=False, dropna=False)["score"].mean()
+                .reset_index())
+    one_target = df["target"].nunique() <= 1
+
+    def label(r) -> str:
+        return r.eval_id if one_target else f"{r.eval_id} [{r.target}]"
+    ordered = per_case.sort_values(["score", "eval_id"], ascending=[False, True], kind="stable")
+    n = min(3, (len(ordered) + 1) // 2)  # top and bottom never list a case twice
+    top = [(label(r), round(r.score, 3)) for r in ordered.head(n).itertuples()]
+    rest = ordered.iloc[n:]
+    bottom = [(label(r), round(r.score, 3)) for r in rest.tail(3).iloc[::-1].itertuples()]
+    return top, bottom
+
+
 def _rounded(pair: tuple[float, float] | None) -> list[float] | None:
     return None if pair is None else [round(pair[0], 3), round(pair[1], 3)]
 
 
 def format_summary(summary: dict[str, Any], wall_s: float | None = None) -> str:
-    lines = ["", "SUMMARY", f"  total cases: {summary['total']}   errors: {summary['errors']}"]
+    lines = ["", "SUMMARY", f"  total cases: {summary['total']}   errors: cases "
+             f"{summary['errors']}, evaluators {summary.get('evaluator_errors', 0)}"]
+    lines += [f"  note: {note}" for note in summary.get("notes") or []]
     if summary["total"]:
         std = "n/a" if summary["std"] is None else f"{summary['std']:.3f}"
         lines.append(f"  mean: {summary['mean']:.3f}   median: {summary['median']:.3f}   "
@@ -91,7 +114,8 @@ def format_summary(summary: dict[str, Any], wall_s: float | None = None) -> str:
         for lbl, n in zip(BIN_LABELS, summary["histogram"]):
             lines.append(f"    {lbl}  {'#' * round(20 * n / width):<20} {n}")
         lines.append("  top: " + ", ".join(f"{e} ({s:.3f})" for e, s in summary["top"]))
-        lines.append("  bottom: " + ", ".join(f"{e} ({s:.3f})" for e, s in summary["bottom"]))
+        if summary["bottom"]:
+            lines.append("  bottom: " + ", ".join(f"{e} ({s:.3f})" for e, s in summary["bottom"]))
         lines.append(_pass_line(summary))
         lines.extend(_trial_lines(summary.get("trials")))
         if summary.get("input_tokens") or summary.get("output_tokens"):
@@ -101,6 +125,7 @@ def format_summary(summary: dict[str, Any], wall_s: float | None = None) -> str:
                          f"   judge cost: ${summary.get('judge_cost_usd') or 0:.6f}")
     if wall_s is not None:
         lines.append(f"  wall time: {wall_s:.2f}s")
+    lines += [f"  QUALITY GATE FAILED: {reason}" for reason in summary.get("gate_failures") or []]
     return "\n".join(lines)
 
 

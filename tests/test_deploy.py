@@ -53,11 +53,13 @@ async def create_pool() -> None:
 
 
 def bad_prefect_yaml(directory: Path) -> Path:
+    """A copy of prefect.yaml whose check step still names the original (good) file: the
+    check must read the file actually being deployed."""
     path = directory / "prefect.yaml"
     path.write_text(f"""name: agentv-bad
 build:
   - deployments.nightly.check_step:
-      path: {path}
+      path: deployments/prefect.yaml
 deployments:
   - name: agentv-nightly-bad
     entrypoint: deployments/nightly.py:nightly_flow
@@ -86,7 +88,8 @@ async def start_runs(base: dict[str, str], out_dir: Path) -> dict[str, str]:
     common = {"suites": [SUITE], "dry_run": True, "out_dir": str(out_dir)}
     plans = {"sharded": {**common, "baseline": base["same"], "shards": 2, "trials": 2},
              "regressed": {**common, "baseline": base["better"]},
-             "missing": {**common, "suites": [str(out_dir / "gone.yaml")]}}
+             "missing": {**common, "suites": [str(out_dir / "gone.yaml")]},
+             "gated": {**common, "fail_under": 0.99}}
     runs = await asyncio.gather(*(
         arun_deployment("agentv-nightly/agentv-nightly", parameters=p, timeout=0,
                         as_subflow=False) for p in plans.values()))
@@ -149,6 +152,8 @@ def test_deployment_is_registered_with_its_cron_schedule(deployed):
     assert [s.schedule.cron for s in dep.schedules] == ["0 3 * * *"]
     assert dep.parameters["threshold"] == 0.1 and dep.parameters["suites"]
     assert "Running check_step step" in deployed["deploy_out"]
+    assert "agentv deploy check: deployments/prefect.yaml: 1 deployment(s) ok: agentv-nightly" \
+        in deployed["deploy_out"]
 
 
 def test_sharded_nightly_against_an_unchanged_baseline_completes(deployed):
@@ -185,10 +190,20 @@ def test_missing_suite_fails_before_any_case(deployed):
     assert not list((deployed["dir"] / "nightly").glob("*" + str(run.id)[:8]))
 
 
+def test_nightly_quality_gate_parameter_ends_the_run_failed(deployed):
+    run = flow_run(deployed, "gated")
+    assert run.state.is_failed(), run.state
+    assert run.state.message.startswith("quality gate failed: mean score "), run.state.message
+    assert "< fail-under 0.990" in run.state.message
+
+
 def test_deploy_with_a_missing_suite_stops_before_registering(deployed):
     out, _ = deployed["bad"].communicate(timeout=90)
     assert deployed["bad"].returncode != 0, out
     assert "no-such-suite.yaml" in out and "no eval file matches this path" in out
+    errors = [line for line in out.splitlines() if "agentv deploy check" in line]
+    assert len(errors) == 1 and errors[0].startswith("error: agentv deploy check: "), out
+    assert "Traceback" not in out, out
     from prefect.client.orchestration import get_client
     from prefect.exceptions import ObjectNotFound
 

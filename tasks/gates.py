@@ -1,0 +1,95 @@
+"""Quality gates: when a finished run counts as failed (exit 1, Failed flow run).
+
+Three gates, each optional: ``fail_under`` (the mean score must reach it),
+``min_pass_rate`` (the share of cases with verdict ``pass``) and ``fail_on_error`` (any
+case error or evaluator error fails the run). Set on the command line
+(``--fail-under 0.8 --min-pass-rate 0.9 --fail-on-error``), in an eval file's
+``execution`` block (``fail_under: 0.8``; applies to that file's cases) or as nightly
+deployment parameters. ``check_gates`` returns one reason per failed gate.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from providers.errors import ConfigError
+
+GATE_KEYS = ("fail_under", "min_pass_rate", "fail_on_error")
+
+
+@dataclass(frozen=True)
+class Gates:
+    fail_under: float | None = None
+    min_pass_rate: float | None = None
+    fail_on_error: bool = False
+
+    @property
+    def active(self) -> bool:
+        return self.fail_under is not None or self.min_pass_rate is not None or self.fail_on_error
+
+
+def _rate(value: Any, field: str, where: str | None) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        raise ConfigError(f"must be a number between 0 and 1, got {value!r}", where, field)
+    return float(value)
+
+
+def parse_gates(mapping: dict[str, Any], where: str | None = None,
+                line_of=lambda key: None) -> Gates:
+    """Gates from an ``execution`` block or deployment parameters (validated)."""
+    def at(key: str) -> str | None:
+        line = line_of(key)
+        return f"{where}:{line}" if where and line else where
+    fail_on_error = mapping.get("fail_on_error", False)
+    if not isinstance(fail_on_error, bool):
+        raise ConfigError(f"must be true or false, got {fail_on_error!r}", at("fail_on_error"),
+                          "fail_on_error")
+    return Gates(fail_under=_rate(mapping.get("fail_under"), "fail_under", at("fail_under")),
+                 min_pass_rate=_rate(mapping.get("min_pass_rate"), "min_pass_rate",
+                                     at("min_pass_rate")),
+                 fail_on_error=fail_on_error)
+
+
+def check_gates(summary: dict[str, Any], gates: Gates, label: str = "") -> list[str]:
+    """One line per failed gate, e.g. ``mean score 0.412 < fail-under 0.800``."""
+    prefix = f"{label}: " if label else ""
+    reasons = []
+    if not summary.get("total"):
+        return [f"{prefix}no case ran"] if gates.active else []
+    if gates.fail_under is not None and summary["mean"] < gates.fail_under:
+        reasons.append(f"{prefix}mean score {summary['mean']:.3f} < fail-under "
+                       f"{gates.fail_under:.3f}")
+    if gates.min_pass_rate is not None and summary["pass_rate"] < gates.min_pass_rate:
+        reasons.append(f"{prefix}pass rate {100 * summary['pass_rate']:.1f}% < min-pass-rate "
+                       f"{100 * gates.min_pass_rate:.1f}%")
+    errors = summary.get("errors", 0) + summary.get("evaluator_errors", 0)
+    if gates.fail_on_error and errors:
+        reasons.append(f"{prefix}{summary.get('errors', 0)} case error(s) and "
+                       f"{summary.get('evaluator_errors', 0)} evaluator error(s) "
+                       "with fail-on-error")
+    return reasons
+
+
+def options_gates(options: Any) -> Gates:
+    """The run-wide gates of EvalOptions (``--fail-under`` …), validated."""
+    try:
+        return parse_gates({k: getattr(options, k, None) for k in GATE_KEYS
+                            if getattr(options, k, None) is not None}, None)
+    except ConfigError as err:
+        raise ConfigError(err.message, None, f"--{err.field.replace('_', '-')}") from None
+
+
+def gate_failures(df, summary: dict[str, Any], run_gates: Gates,
+                  suite_gates: list[tuple[str, str, Gates]]) -> list[str]:
+    """Reasons the run fails its gates: the run-wide gates against the whole summary, each
+    eval file's ``execution`` gates against that file's cases. ``suite_gates`` holds
+    (label, case-key file prefix, gates)."""
+    from tasks.stats import summarize
+    reasons = check_gates(summary, run_gates)
+    for label, prefix, gates in suite_gates:
+        if gates.active and "case_key" in df:
+            part = df[df["case_key"].fillna("").str.startswith(f"{prefix}::")]
+            reasons += check_gates(summarize(part), gates, label)
+    return reasons

@@ -1,0 +1,157 @@
+"""The report's sections: runs summary, plots, the per-case matrix, breakdowns, trials
+and the case drill-downs."""
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from tasks.report.cases import MAX_CASES, case_anchor, case_block
+from tasks.report.html import (
+    bar_chart,
+    filter_box,
+    fmt,
+    grouped_bar_chart,
+    sort_value,
+    table,
+)
+from tasks.report.runs import Run, matrix
+from tasks.stats import BIN_LABELS, breakdown, summarize
+from tasks.trials import case_table
+
+
+def runs_summary(runs: list[Run], summaries: list[dict[str, Any]]) -> str:
+    rows = []
+    for run, s in zip(runs, summaries):
+        ci = s.get("ci95")
+        rows.append({"run": run.label, "cases": s["total"], "mean": s.get("mean"),
+                     "95% CI": f"{ci[0]:.3f}–{ci[1]:.3f}" if ci else "n/a",
+                     "pass rate": s.get("pass_rate"), "case errors": s["errors"],
+                     "evaluator errors": s.get("evaluator_errors", 0),
+                     "tokens in": s.get("input_tokens"), "tokens out": s.get("output_tokens"),
+                     "cost_usd": s.get("cost_usd")})
+    cards = ""
+    if len(runs) == 1:
+        s = summaries[0]
+        items = [("cases", s["total"]), ("mean score", fmt(s.get("mean"))),
+                 ("pass rate", f"{100 * s.get('pass_rate', 0):.1f}%"),
+                 ("errors", f"{s['errors']} cases, {s.get('evaluator_errors', 0)} evaluators")]
+        cards = "<div class='cards' id='summary'>" + "".join(
+            f"<div class='card'><span>{escape(k)}</span><b>{escape(str(v))}</b></div>"
+            for k, v in items) + "</div>"
+    return cards + table(rows, list(rows[0]), "runs-summary") if rows else cards
+
+
+def plots(runs: list[Run], summaries: list[dict[str, Any]],
+          per_eval: list[list[dict[str, Any]]]) -> str:
+    labels = [r.label for r in runs]
+    out = ["<h3>Mean score and pass rate per run</h3>",
+           grouped_bar_chart(labels, [("mean score", [s.get("mean") for s in summaries]),
+                                      ("pass rate", [s.get("pass_rate") for s in summaries])],
+                             "runs", 1.0)]
+    evaluators = sorted({(r["target"], r["evaluator"]) for rows in per_eval for r in rows})
+    series = []
+    for run, rows in zip(runs, per_eval):
+        means = {(r["target"], r["evaluator"]): r["mean"] for r in rows}
+        series.append((run.label, [means.get(e) for e in evaluators]))
+    names = [f"{t} · {e}" if len({t for t, _ in evaluators}) > 1 else e for t, e in evaluators]
+    out += ["<h3>Mean score per evaluator</h3>",
+            grouped_bar_chart(names, series, "evaluators", 1.0)]
+    overall = [[r for r in rows if r["evaluator"] == "(overall)"] for rows in per_eval]
+    targets = sorted({r["target"] for rows in overall for r in rows})
+    out += ["<h3>Mean score per target</h3>", grouped_bar_chart(
+        [t or "(none)" for t in targets],
+        [(run.label, [next((r["mean"] for r in rows if r["target"] == t), None)
+                      for t in targets]) for run, rows in zip(runs, overall)], "targets", 1.0)]
+    out += ["<h3>Score histogram</h3>",
+            bar_chart(list(BIN_LABELS), [float(n) for n in summaries[0]["histogram"]],
+                      "histogram") if len(runs) == 1 else grouped_bar_chart(
+                list(BIN_LABELS), [(r.label, [float(n) for n in s["histogram"]])
+                                   for r, s in zip(runs, summaries)], "histogram",
+                fmt_spec="{:.0f}")]
+    return "".join(out)
+
+
+def _cell(cell: dict[str, Any] | None, run_index: int, target: str, eval_id: str) -> str:
+    if cell is None:
+        return "<td data-v=''>—</td>"
+    trials = f" ({cell['passes']}/{cell['n']} pass)" if cell["n"] > 1 else ""
+    href = "#" + case_anchor(run_index, eval_id, target, 0)
+    return (f"<td class='num {escape(cell['verdict'])}' data-v='{cell['score']:.6f}'>"
+            f"<a href='{escape(href)}'>{cell['score']:.3f}</a> {escape(cell['verdict'])}"
+            f"{trials}</td>")
+
+
+def matrix_section(runs: list[Run]) -> str:
+    rows = matrix(runs)
+    flips = sum(1 for r in rows if r["change"])
+    head = ("<th>case</th><th>target</th>" + "".join(f"<th>{escape(r.label)}</th>" for r in runs)
+            + ("<th>Δ last − first</th><th>change</th>" if len(runs) > 1 else ""))
+    body = []
+    for r in rows:
+        cells = "".join(_cell(c, i, r["target"], r["eval_id"]) for i, c in enumerate(r["cells"]))
+        extra = ""
+        if len(runs) > 1:
+            delta = r["delta"]
+            extra = (f"<td class='num' data-v='{sort_value(delta)}'>"
+                     f"{'n/a' if delta is None else f'{delta:+.3f}'}</td>"
+                     f"<td class='{r['change']}'>{escape(r['change'] or '')}</td>")
+        body.append(f"<tr class='{'flip' if r['change'] else ''}'><td>{escape(r['eval_id'])}</td>"
+                    f"<td>{escape(r['target'])}</td>{cells}{extra}</tr>")
+    note = (f"<p id='flip-count'>{flips} of {len(rows)} case(s) change pass/fail between runs "
+            "(highlighted).</p>" if len(runs) > 1 else "")
+    return (note + filter_box("matrix", "filter cases (id, target, verdict)…",
+                              flips="only-flips" if len(runs) > 1 else None)
+            + f"<table class='sortable' id='matrix'><thead><tr>{head}</tr></thead>"
+            f"<tbody>{''.join(body)}</tbody></table>")
+
+
+def breakdown_tables(runs: list[Run], per_eval: list[list[dict[str, Any]]]) -> str:
+    rows = [{"run": run.label, **r} for run, part in zip(runs, per_eval) for r in part]
+    overall = [r for r in rows if r["evaluator"] == "(overall)"]
+    return ("<h3>Per target</h3>" + table(overall, ["run", "target", "n", "mean", "median", "std",
+                                                   "pass_rate", "error_rate", "p50_latency_ms",
+                                                   "p95_latency_ms", "tokens", "cost_usd"],
+                                          "per-target")
+            + "<h3>Per evaluator</h3>" + table(rows, ["run", "target", "evaluator", "n", "mean",
+                                                     "median", "std", "pass_rate", "error_rate",
+                                                     "tokens", "cost_usd"], "per-evaluator"))
+
+
+def trials_section(runs: list[Run]) -> str:
+    rows = []
+    for run in runs:
+        df = run.df
+        if df.empty or int(df.groupby(["target", "dataset", "eval_id"],
+                                      dropna=False).size().max()) < 2:
+            continue
+        cases = case_table(df)
+        k = int(cases["n"].min())
+        for r in cases.sort_values("disagree", ascending=False, kind="stable").itertuples():
+            rows.append({"run": run.label, "case": r.eval_id, "target": r.target,
+                         "trials": int(r.n), "passes": int(r.passes), "mean": float(r.mean),
+                         "pass@1": float(r.pass_at_1), "pass@k": float(r.pass_at_k),
+                         "pass^k": float(r.pass_hat_k), "k": k,
+                         "agreement": "DISAGREE" if r.disagree else "agree"})
+    if not rows:
+        return ("<p>Each case ran once per run (use <code>--trials K</code> to measure "
+                "agreement).</p>")
+    return table(rows, list(rows[0]), "trials")
+
+
+def cases_section(runs: list[Run], expected: dict[str, str]) -> str:
+    blocks, total = [], sum(len(r.df) for r in runs)
+    for i, run in enumerate(runs):
+        ordered = run.df.sort_values(["eval_id", "target", "trial"], kind="stable")
+        for row in ordered.itertuples():
+            if len(blocks) >= MAX_CASES:
+                break
+            blocks.append(case_block(row, i, run.label, expected))
+    note = (f"<p>Showing {MAX_CASES} of {total} records.</p>" if total > MAX_CASES
+            else f"<p>{total} record(s); click one to see its conversation, evaluators and "
+                 "trace.</p>")
+    return (note + filter_box("", "filter cases (id, text)…", items="details.case")
+            + "<div id='cases'>" + "".join(blocks) + "</div>")
+
+
+def summaries_of(runs: list[Run]) -> tuple[list[dict[str, Any]], list[list[dict[str, Any]]]]:
+    return [summarize(r.df) for r in runs], [breakdown(r.df) for r in runs]

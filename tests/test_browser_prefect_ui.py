@@ -1,0 +1,59 @@
+"""The Prefect UI as users open it: the flow-run link `agentv eval` prints, loaded in
+headless Chromium (Debian package) against the server agentv started. Screenshots are
+kept under .agentv/screenshots/ (CI artifacts)."""
+from __future__ import annotations
+
+import json
+import re
+import urllib.request
+
+from tests.browser import Browser, chromium, click_text
+from tests.conftest import EXAMPLE
+
+CONNECTION_ERRORS = ("Can't connect", "Unable to connect", "Failed to fetch")
+
+
+def test_server_ui_settings_point_at_its_own_port(prefect_api):
+    base = prefect_api.removesuffix("/api")
+    with urllib.request.urlopen(f"{base}/ui-settings", timeout=10) as resp:
+        assert json.loads(resp.read())["api_url"] == prefect_api
+
+
+def test_server_start_prints_a_working_ui_url(cli):
+    proc = cli("server", "start")
+    assert proc.returncode == 0, proc.stderr
+    ui = re.search(r"Prefect UI:\s+(\S+)", proc.stdout).group(1)
+    with urllib.request.urlopen(f"{ui}/ui-settings", timeout=10) as resp:
+        assert json.loads(resp.read())["api_url"] == f"{ui}/api"
+
+
+def test_printed_flow_run_link_shows_the_run_its_stages_and_case_table(cli, tmp_path):
+    exe = chromium()
+    proc = cli("eval", str(EXAMPLE / "evals" / "example.test.yaml"), "--out",
+               str(tmp_path / "r.jsonl"), "--fail-under", "0.5")
+    assert proc.returncode == 1, proc.stderr
+    url = re.search(r"prefect flow run: (\S+)", proc.stdout).group(1)
+    with Browser(exe) as b:
+        b.open(url)
+        b.wait_for_text("example × default", "Failed", timeout=90)
+        text = b.text()
+        assert not any(e in text for e in CONNECTION_ERRORS), text[:2000]
+        assert "suite:example" in text and "target:default" in text
+        b.screenshot("prefect-flow-run.png")
+        click_text(b, "Task Runs")
+        b.wait_for_text("load-and-expand", "preflight-targets", "run-cases: example.test.yaml",
+                        "summarize")
+        b.screenshot("prefect-task-runs.png")
+        click_text(b, "Artifacts")
+        b.wait_for_text("agentv-cases-example-default", "agentv-summary-example-default")
+        click_text(b, "agentv-cases-example-default")
+        b.wait_for_text("does not mention 'politely'", "plain-greeting",
+                        "review-javascript-with-guidelines")
+        text = b.text()
+        assert "Offline heuristic judge" in text
+        assert not any(e in text for e in CONNECTION_ERRORS)
+        b.screenshot("prefect-case-table.png")
+        b.open(url.split("/flow-runs/")[0] + "/artifacts")  # keyed: the history page lists them
+        b.wait_for_text("agentv-cases-example-default", "agentv-summary-example-default")
+        assert not re.search(r"(?<!\d)0 Artifacts", b.text())
+        b.screenshot("prefect-artifacts.png")

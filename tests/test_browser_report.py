@@ -1,0 +1,114 @@
+"""`agentv report` of two runs in headless Chromium (Debian package): the per-case matrix
+with a flip highlighted, a case drill-down with its trace and tool calls, sorting and
+filtering. Screenshots are kept under .agentv/screenshots/ (CI artifacts)."""
+from __future__ import annotations
+
+import json
+import re
+import textwrap
+from pathlib import Path
+
+from tests.browser import Browser, chromium, click_text
+from tests.conftest import run_cli
+
+TRACE = [{"type": "tool_call", "tool": "search_web", "input": {"q": "capital of France"},
+          "output": "Paris is the capital", "duration_ms": 42},
+         {"type": "llm_call", "model": "mock-1", "input_tokens": 12, "output_tokens": 7}]
+
+
+def two_runs(tmp_path: Path) -> tuple[Path, Path]:
+    suite = tmp_path / "geo.yaml"
+    suite.write_text(textwrap.dedent("""\
+        $schema: agentv-eval-v2
+        evalcases:
+          - id: capital-france
+            expected_outcome: Names Paris as the capital.
+            input: What is the capital of France?
+          - id: capital-italy
+            expected_outcome: Names Rome as the capital.
+            input: What is the capital of Italy?
+          - id: river
+            expected_outcome: Names the Seine river.
+            input: Which river flows through Paris?
+        """))
+    outs = []
+    for name, answer in (("baseline", "Paris is the capital; Rome is the capital; the Seine river"),
+                         ("candidate", "The capital is Lyon, river Seine; Rome is the capital")):
+        targets = tmp_path / f"{name}-targets.yaml"
+        targets.write_text("$schema: agentv-targets-v2\ntargets:\n  - name: default\n"
+                           "    provider: mock\n" + f"    response: {json.dumps(answer)}\n"
+                           + f"    trace: {json.dumps(TRACE)}\n")
+        out = tmp_path / f"{name}.jsonl"
+        proc = run_cli("eval", str(suite), "--targets", str(targets), "--out", str(out),
+                       "--include-trace")
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        outs.append(out)
+    return outs[0], outs[1]
+
+
+def matrix_column(b: Browser, index: int) -> list[str]:
+    return b.js(f"""Array.from(document.querySelectorAll('#matrix tbody tr'))
+        .filter(r => r.style.display !== 'none').map(r => r.cells[{index}].innerText.trim())""")
+
+
+def test_report_of_two_runs_matrix_drill_down_sorting(prefect_api, tmp_path):
+    exe = chromium()
+    baseline, candidate = two_runs(tmp_path)
+    page = tmp_path / "compare.html"
+    proc = run_cli("report", str(baseline), str(candidate), "-o", str(page))
+    assert proc.returncode == 0, proc.stderr
+    html = page.read_text()
+    assert not re.search(r"(src|href)\s*=\s*['\"]?(https?:)?//", html)  # self-contained
+    assert "['" not in html.split("<h2>")[0]  # the header is no Python list
+    assert "NA&gt;" not in html and "nan" not in re.sub(r"<[^>]+>", "", html).split()
+    with Browser(exe) as b:
+        b.open(page.as_uri())
+        b.wait_for("document.documentElement.dataset.rendered === '1'")
+        assert b.js("document.querySelector('h1').innerText") == \
+            "agentv report: baseline vs candidate"
+        header = b.js("Array.from(document.querySelectorAll('#matrix th')).map(h => h.innerText)")
+        assert [h.rstrip(" ↕") for h in header] == [
+            "case", "target", "baseline", "candidate", "Δ last − first", "change"]
+        assert matrix_column(b, 0) == ["capital-france", "capital-italy", "river"]
+        flipped = b.js("Array.from(document.querySelectorAll('#matrix tr.flip'))"
+                       ".map(r => r.cells[0].innerText + ':' + r.cells[5].innerText)")
+        assert flipped == ["capital-france:regressed"]
+        assert "1 of 3 case(s) change pass/fail" in b.text()
+        b.js("document.getElementById('flip-count').scrollIntoView()")
+        b.screenshot("report-matrix.png")
+
+        click_text(b, "Δ last − first")  # ascending: the regression first
+        assert matrix_column(b, 0)[0] == "capital-france"
+        deltas = [float(d) for d in matrix_column(b, 4)]
+        assert deltas == sorted(deltas)
+        click_text(b, "Δ last − first")
+        assert [float(d) for d in matrix_column(b, 4)] == sorted(deltas, reverse=True)
+
+        b.js("const f = document.getElementById('only-flips'); f.checked = true;"
+             "f.dispatchEvent(new Event('change'))")
+        assert matrix_column(b, 0) == ["capital-france"]
+
+        b.js("document.querySelector('#matrix tr.flip td:nth-child(4) a').click()")
+        b.wait_for("document.getElementById('case-2-capital-france-default-0').open")
+        case = b.js("document.getElementById('case-2-capital-france-default-0').innerText")
+        for text in ("Conversation", "What is the capital of France?", "Expected outcome",
+                     "Names Paris as the capital.", "The capital is Lyon", "does not mention",
+                     "Trace and tool calls", "search_web", "capital of France", "mock-1",
+                     "latency:", "tokens:", "cost:", "Offline heuristic judge"):
+            assert text in case, (text, case)
+        b.screenshot("report-drill-down.png")
+
+
+def test_one_run_with_trials_keeps_trials(prefect_api, tmp_path):
+    baseline, _ = two_runs(tmp_path)
+    trials = tmp_path / "trials.jsonl"
+    proc = run_cli("eval", str(tmp_path / "geo.yaml"), "--targets",
+                   str(tmp_path / "baseline-targets.yaml"), "--out", str(trials),
+                   "--trials", "2")
+    assert proc.returncode == 0, proc.stderr
+    page = tmp_path / "t.html"
+    assert run_cli("report", str(trials), "-o", str(page)).returncode == 0
+    html = page.read_text()
+    assert "agentv report: trials</h1>" in html and "one run" in html
+    assert "(2/2 pass)" in html and "<th>Δ last − first</th>" not in html
+    assert html.count("class='case'") == 6  # every trial has its drill-down
