@@ -153,8 +153,8 @@ def test_html_report_renders_in_headless_chromium(trial_run, tmp_path):
     for table in ("per-target", "per-evaluator", "trials"):
         assert f'id="{table}"' in dom
     assert "DISAGREE" in dom
-    case = re.search(r'<details class="case" id="case-1-always-bad-default-0" data-run="1">(.*?)</details>', dom,
-                     re.S)
+    case = re.search(r'<details class="case" id="case-1-always-bad-default-0" data-run="1">'
+                     r'(.*?)</details>', dom, re.S)
     assert case, "the failing case is findable by its id"
     for text in ("question about always-bad", "expected for always-bad", "mock answer",
                  "always-bad scored 0.1"):
