@@ -98,6 +98,11 @@ class BaseProvider(ABC):
     def check(self) -> None:
         return None
 
+    def use_eval_dirs(self, dirs: list[str]) -> None:
+        """The directories of the eval files this target runs (before ``check``); targets
+        that run commands there (cli) take them, others ignore them."""
+        return None
+
     @abstractmethod
     async def invoke(self, request: Request) -> Response:
         """One call to the target; transient failures raise ProviderError(retryable=True)."""

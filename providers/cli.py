@@ -5,10 +5,13 @@ Placeholders ``{PROMPT}`` (the agent prompt with its "read these files first" bl
 referenced file, guidelines included, each rendered with ``files_format``),
 ``{ATTACHMENTS}`` (non-guideline files, ``attachments_format``) and ``{OUTPUT_FILE}``
 (a fresh path the command writes its answer to) are substituted into an argv — no shell
-(see ``providers.template``). The answer is the content of ``{OUTPUT_FILE}`` when the
+(see ``providers.template``); they are also in the environment as ``AGENTV_PROMPT``,
+``AGENTV_EVAL_ID``… The command runs in the eval file's directory unless ``cwd`` says
+otherwise (relative to that directory); its stdin is /dev/null unless ``prompt_via: stdin``,
+which writes the prompt there and closes it. The answer is the content of ``{OUTPUT_FILE}`` when the
 template uses it, else stdout; it may follow AgentV's JSON convention
 (``providers.agent_output``). stderr goes to the verbose log and, on failure, into the
-record with the exit code. A timeout kills the whole process group and is retryable.
+record with the exit code. A timeout kills the whole process tree and is retryable.
 
 ``provider_batching: true`` runs ``batch_command_template`` (default: ``command_template``)
 once for many cases: JSONL requests on stdin, JSONL answers keyed by ``id`` on stdout or in
@@ -25,12 +28,12 @@ import time
 from pathlib import Path
 
 from providers.agent_output import AgentOutput, parse_output
-from providers.base import BaseProvider, ProviderError, ProviderTimeout, Request, Response
+from providers.base import BaseProvider, ConfigError, ProviderError, ProviderTimeout, Request, Response
 from providers.batch import batch_input, map_answers, parse_batch_output
-from providers.cli_settings import check_cwd, load_cli_config, probe, resolve_env
+from providers.cli_settings import check_cwd, load_cli_config, probe, resolve_cwd, resolve_env
 from providers.process import TAIL, ProcessResult, ProcessTimeout, run_process
 from providers.secrets import tail
-from providers.template import CommandTemplate
+from providers.template import CommandTemplate, FileFormat, environment
 
 log = logging.getLogger("agentv.cli")
 
@@ -43,14 +46,29 @@ class CliProvider(BaseProvider):
     def __init__(self, target):
         super().__init__(target)
         self.config = load_cli_config(target)
+        if self.config.prompt_via == "stdin" and "PROMPT" in self.config.command.uses:
+            raise ConfigError("prompt_via: stdin sends the prompt on stdin; drop {PROMPT} from "
+                              "command_template (or drop prompt_via)", target.where, "prompt_via")
         self._env: dict[str, str] | None = None
+        self.eval_dirs: list[str | None] = [None]
+
+    def use_eval_dirs(self, dirs: list[str]) -> None:
+        """The directories of the eval files this target will run (cwd and healthcheck)."""
+        self.eval_dirs = sorted(set(dirs)) or [None]
+
+    def cwd(self, eval_dir: str | None) -> str | None:
+        return resolve_cwd(self.config.cwd, eval_dir, self.target.base_dir)
 
     def check(self) -> None:
-        """Static checks, then the healthcheck (once, before the first case)."""
-        check_cwd(self.config.cwd, self.target.where)
+        """Static checks, then the healthcheck (once per working directory, before the
+        first case), run where the cases will run."""
+        cwds = {d: self.cwd(d) for d in self.eval_dirs}
+        for cwd in cwds.values():
+            check_cwd(cwd, self.target.where)
         self._env = resolve_env(self.config.env_names, self.target.where)
         if self.config.healthcheck is not None:
-            probe(self.config.healthcheck, self.config, self._env, self.target)
+            for eval_dir, cwd in cwds.items():
+                probe(self.config.healthcheck, cwd, eval_dir, self._env, self.target)
             log.info("target %s: healthcheck passed", self.name)
 
     @property
@@ -62,10 +80,11 @@ class CliProvider(BaseProvider):
     async def invoke(self, request: Request) -> Response:
         with tempfile.TemporaryDirectory(prefix="agentv-cli-") as tmp:
             out_file = os.path.join(tmp, f"{_safe(request.eval_id)}.out")
-            argv = self._render(self.config.command, request, out_file)
+            argv, env = self._render(self.config.command, request, out_file)
+            stdin = request.question if self.config.prompt_via == "stdin" else None
             started = time.perf_counter()
-            proc = await self._run(argv, request.eval_id, None, self.config.timeout_s,
-                                   self._cwd(request))
+            proc = await self._run(argv, env, _eval_dir(request), request.eval_id, stdin,
+                                   self.config.timeout_s)
             latency = (time.perf_counter() - started) * 1000.0
             raw = self._answer(self.config.command, proc, out_file, argv)
         fmt = self.config.output_format
@@ -88,44 +107,41 @@ class CliProvider(BaseProvider):
             out_file = os.path.join(tmp, "batch.jsonl")
             files = _unique(p for r in requests for p in r.guideline_paths + r.input_files)
             attachments = _unique(p for r in requests for p in r.input_files)
-            argv = template.render(
-                {"EVAL_ID": "batch", "ATTEMPT": "1", "OUTPUT_FILE": out_file},
-                {"FILES": (self.config.files_format, files),
-                 "ATTACHMENTS": (self.config.attachments_format, attachments)})
+            values = {"EVAL_ID": "batch", "ATTEMPT": "1", "OUTPUT_FILE": out_file}
+            lists = {"FILES": (self.config.files_format, files),
+                     "ATTACHMENTS": (self.config.attachments_format, attachments)}
+            argv = template.render(values, lists)
             started = time.perf_counter()
-            proc = await self._run(argv, f"batch of {len(requests)}", batch_input(requests),
-                                   timeout, self._cwd(requests[0]) if requests else None)
+            proc = await self._run(argv, {**self.env, **environment(values, lists)},
+                                   _eval_dir(requests[0]), f"batch of {len(requests)}",
+                                   batch_input(requests), timeout)
             latency = (time.perf_counter() - started) * 1000.0
             text = self._answer(template, proc, out_file, argv)
         records = parse_batch_output(text, self.name)
         raw = {"exit_code": proc.returncode, "batch_size": len(requests)}
         return map_answers(requests, records, latency, raw)
 
-    def _render(self, template: CommandTemplate, request: Request, out_file: str) -> list[str]:
+    def _render(self, template: CommandTemplate, request: Request, out_file: str
+                ) -> tuple[list[str], dict[str, str]]:
+        """The argv and the environment (``AGENTV_*`` values over the target's env)."""
         values = {"PROMPT": request.question, "GUIDELINES": request.guidelines,
                   "EVAL_ID": request.eval_id, "ATTEMPT": str(request.attempt),
                   "OUTPUT_FILE": out_file}
-        files = _unique(request.guideline_paths + request.input_files)
-        return template.render(values, {
-            "FILES": (self.config.files_format, files),
-            "ATTACHMENTS": (self.config.attachments_format, _unique(request.input_files))})
+        files: dict[str, tuple[FileFormat, list[str]]] = {
+            "FILES": (self.config.files_format,
+                      _unique(request.guideline_paths + request.input_files)),
+            "ATTACHMENTS": (self.config.attachments_format, _unique(request.input_files))}
+        return template.render(values, files), {**self.env, **environment(values, files)}
 
-    def _cwd(self, request: Request) -> str | None:
-        """The configured ``cwd``, else (AgentV) the directory of the case's eval file."""
-        if self.config.cwd:
-            return self.config.cwd
-        file = request.metadata.get("file")
-        return os.path.dirname(os.path.abspath(file)) if file else None
-
-    async def _run(self, argv: list[str], label: str, stdin: str | None,
-                   timeout: float | None, cwd: str | None = None) -> ProcessResult:
+    async def _run(self, argv: list[str], env: dict[str, str], eval_dir: str | None, label: str,
+                   stdin: str | None, timeout: float | None) -> ProcessResult:
+        cwd = self.cwd(eval_dir)
         log.info("target %s, %s: running %s (cwd=%s)", self.name, label,
                  _shorten(shlex.join(argv)), cwd or os.getcwd())
         try:
-            proc = await run_process(argv, cwd=cwd, env=self.env, stdin=stdin,
-                                     timeout=timeout)
+            proc = await run_process(argv, cwd=cwd, env=env, stdin=stdin, timeout=timeout)
         except ProcessTimeout:
-            raise ProviderTimeout(f"command timed out after {timeout:g}s (process group "
+            raise ProviderTimeout(f"command timed out after {timeout:g}s (process tree "
                                   "killed)", details={"command": argv[0],
                                                       "timeout_seconds": timeout}) from None
         except OSError as err:
@@ -146,6 +162,11 @@ class CliProvider(BaseProvider):
         except FileNotFoundError:
             raise ProviderError("the command exited 0 but did not write {OUTPUT_FILE}",
                                 details=proc.details(command=argv[0])) from None
+
+
+def _eval_dir(request: Request) -> str | None:
+    file = request.metadata.get("file")
+    return os.path.dirname(os.path.abspath(file)) if file else None
 
 
 def _unique(paths) -> list[str]:

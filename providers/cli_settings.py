@@ -1,7 +1,10 @@
 """Settings of ``provider: cli`` targets, checked up front, and the healthcheck probe.
 
 Settings (snake_case or camelCase): ``command_template`` (required), ``batch_command_template``,
-``files_format`` / ``attachments_format``, ``cwd`` (relative to the targets file),
+``files_format`` / ``attachments_format``, ``cwd`` (default: the eval file's directory; a
+relative path is resolved against it, as AgentV does), ``prompt_via`` (``argv`` | ``stdin``:
+with ``stdin`` the prompt is written to the command's stdin and closed; otherwise stdin is
+/dev/null),
 ``env`` (``NAME: ENV_VAR_NAME`` → value of that variable, merged over the process
 environment), ``timeout_seconds``, ``batch_timeout_seconds``, ``output_format``
 (``auto`` | ``json`` | ``text``), ``healthcheck`` (``{type: http, url, timeout_seconds?}`` or
@@ -24,6 +27,7 @@ from providers.secrets import tail
 from providers.template import CommandTemplate, FileFormat
 
 OUTPUT_FORMATS = ("auto", "json", "text")
+PROMPT_VIA = ("argv", "stdin")
 HEALTHCHECK_TYPES = ("http", "command")
 DEFAULT_HEALTHCHECK_TIMEOUT_S = 30.0
 _ENV_NAME = re.compile(r"^[A-Z_][A-Z0-9_]*$")
@@ -50,6 +54,7 @@ class CliConfig:
     batch_timeout_s: float | None = None
     output_format: str = "auto"
     healthcheck: Healthcheck | None = None
+    prompt_via: str = "argv"
 
 
 def seconds(value: Any, where: str, name: str) -> float | None:
@@ -88,14 +93,41 @@ def load_cli_config(target: Target) -> CliConfig:
         files_format=files_format,
         attachments_format=(FileFormat.parse(attach, where, "attachments_format")
                             if attach is not None else files_format),
-        cwd=directory(s("cwd"), target.base_dir, where, "cwd"),
+        cwd=relative_dir(s("cwd"), where, "cwd"),
         env_names={str(k): str(v) for k, v in env.items()},
         timeout_s=seconds(s("timeout_seconds", "timeoutSeconds"), where, "timeout_seconds"),
         batch_timeout_s=seconds(s("batch_timeout_seconds", "batchTimeoutSeconds"), where,
                                 "batch_timeout_seconds"),
         output_format=output_format,
         healthcheck=load_healthcheck(s("healthcheck"), target),
+        prompt_via=prompt_via(s("prompt_via", "promptVia"), where),
     )
+
+
+def prompt_via(value: Any, where: str) -> str:
+    value = "argv" if value is None else value
+    if value not in PROMPT_VIA:
+        raise ConfigError(f"must be one of {', '.join(PROMPT_VIA)}, got {value!r}", where,
+                          "prompt_via")
+    return value
+
+
+def relative_dir(value: Any, where: str, name: str) -> str | None:
+    """A ``cwd`` as written (resolved per eval file by ``resolve_cwd``)."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError("must be a directory path", where, name)
+    return os.path.expanduser(value)
+
+
+def resolve_cwd(cwd: str | None, eval_dir: str | None, targets_dir: str) -> str | None:
+    """AgentV's rule: commands run in the eval file's directory, and a relative ``cwd`` is
+    resolved against it. Without an eval file (typed API), a relative ``cwd`` is resolved
+    against the targets file and no ``cwd`` means the current directory."""
+    if cwd is None:
+        return eval_dir
+    return str((Path(eval_dir or targets_dir) / cwd).resolve())
 
 
 def load_healthcheck(value: Any, target: Target) -> Healthcheck | None:
@@ -118,7 +150,7 @@ def load_healthcheck(value: Any, target: Target) -> Healthcheck | None:
     template = value.get("command_template", value.get("commandTemplate"))
     return Healthcheck("command", timeout_s=timeout,
                        command=CommandTemplate(template, where, "healthcheck.command_template"),
-                       cwd=directory(value.get("cwd"), target.base_dir, where, "healthcheck.cwd"))
+                       cwd=relative_dir(value.get("cwd"), where, "healthcheck.cwd"))
 
 
 def resolve_env(names: dict[str, str], where: str) -> dict[str, str]:
@@ -141,8 +173,10 @@ def check_cwd(path: str | None, where: str, name: str = "cwd") -> None:
         raise ConfigError(f"directory does not exist: {path}", where, name)
 
 
-def probe(check: Healthcheck, config: CliConfig, env: dict[str, str], target: Target) -> None:
-    """Run the healthcheck once; a failure is a configuration error naming what failed."""
+def probe(check: Healthcheck, case_cwd: str | None, eval_dir: str | None, env: dict[str, str],
+          target: Target) -> None:
+    """Run the healthcheck once, where the cases run (its own ``cwd`` is resolved like the
+    target's); a failure is a configuration error naming what failed."""
     label = f"healthcheck of target '{target.name}' failed"
     if check.type == "http":
         try:
@@ -158,12 +192,12 @@ def probe(check: Healthcheck, config: CliConfig, env: dict[str, str], target: Ta
             raise ConfigError(f"{label}: GET {check.url} returned HTTP {status}", target.where,
                               "healthcheck")
         return
-    _probe_command(check, config, env, target, label)
+    cwd = resolve_cwd(check.cwd, eval_dir, target.base_dir) if check.cwd else case_cwd
+    _probe_command(check, cwd, env, target, label)
 
 
-def _probe_command(check: Healthcheck, config: CliConfig, env: dict[str, str], target: Target,
+def _probe_command(check: Healthcheck, cwd: str | None, env: dict[str, str], target: Target,
                    label: str) -> None:
-    cwd = check.cwd or config.cwd
     check_cwd(cwd, target.where, "healthcheck.cwd")
     with tempfile.TemporaryDirectory(prefix="agentv-health-") as tmp:
         argv = check.command.render({"EVAL_ID": "healthcheck", "ATTEMPT": "0",

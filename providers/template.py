@@ -4,8 +4,15 @@ The template is split into tokens once (``shlex``); each placeholder is replaced
 token, so a prompt full of ``$(...)``, backticks, ``;``, ``&&``, quotes or newlines stays one
 verbatim argument and nothing can break or extend the command. ``{FILES}`` /
 ``{ATTACHMENTS}`` standing alone expand to one or more arguments per file (``files_format``,
-e.g. ``--file {path}``). When the command is a shell running a script (``sh -c '...'``), values
-substituted into that script are ``shlex``-quoted, so they stay data there too.
+e.g. ``--file {path}``).
+
+Every value is also in the command's environment (``AGENTV_PROMPT``, ``AGENTV_GUIDELINES``,
+``AGENTV_EVAL_ID``, ``AGENTV_ATTEMPT``, ``AGENTV_OUTPUT_FILE``; ``AGENTV_FILES`` /
+``AGENTV_ATTACHMENTS`` newline-separated). When the program run — past wrapper prefixes such
+as ``timeout 30``, ``env X=1``, ``nice -n 1``, ``sudo -u u`` — is a shell with a script
+(``sh -c``, ``bash -lc``), placeholders in that script become references to those variables
+(``providers.shell_script``), so the shell never parses a value. A placeholder inside an
+interpreter's code (``python -c``, ``node -e``, ``perl -e``...) is a configuration error.
 """
 from __future__ import annotations
 
@@ -15,15 +22,16 @@ import shlex
 from dataclasses import dataclass, field
 
 from providers.errors import ConfigError
+from providers.command_shape import shape
+from providers.shell_script import (UnsafePlaceholder, env_name, reference, render_script,
+                                    requote)
 
 PLACEHOLDERS = ("PROMPT", "GUIDELINES", "EVAL_ID", "ATTEMPT", "FILES", "ATTACHMENTS",
                 "OUTPUT_FILE")
 LIST_PLACEHOLDERS = ("FILES", "ATTACHMENTS")
 FILE_FIELDS = ("path", "basename")
-SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "ash", "fish"}
 _PLACEHOLDER = re.compile(r"\{([A-Z][A-Z0-9_]*)\}")
 _FILE_FIELD = re.compile(r"\{([a-z][a-z0-9_]*)\}")
-_SCRIPT_FLAG = re.compile(r"^-[a-z]*c[a-z]*$")
 
 
 @dataclass
@@ -48,9 +56,10 @@ class FileFormat:
         values = {"path": path, "basename": os.path.basename(path)}
         return [_FILE_FIELD.sub(lambda m: values[m.group(1)], t) for t in self.tokens]
 
-    def script_text(self, path: str) -> str:
-        values = {"path": shlex.quote(path), "basename": shlex.quote(os.path.basename(path))}
-        return _FILE_FIELD.sub(lambda m: values[m.group(1)], self.text)
+    def script_text(self, placeholder: str, index: int) -> str:
+        """This file as written at an unquoted place of a shell script: variable references."""
+        return _FILE_FIELD.sub(lambda m: reference(env_name(placeholder, index, m.group(1)), "u"),
+                               self.text)
 
 
 class CommandTemplate:
@@ -68,7 +77,19 @@ class CommandTemplate:
         self.text = text
         self.tokens = _split(text, where, name)
         self.uses = {m.group(1) for m in _PLACEHOLDER.finditer(text)}
-        self.script_index = _script_index(self.tokens)
+        found = shape(self.tokens)
+        self.script_index = found.script
+        if found.code is not None and _PLACEHOLDER.search(self.tokens[found.code]):
+            held = _PLACEHOLDER.search(self.tokens[found.code]).group(1)
+            raise ConfigError(f"{{{held}}} is inside {found.interpreter}'s code argument, where "
+                              "it would run as code; pass it as a separate argument after the "
+                              f"code ({found.hint}) or read ${env_name(held)} from the "
+                              "environment", where, name)
+        if self.script_index is not None:
+            try:  # refuse placeholders the script would parse again (python -c, eval, sh -c)
+                self._script(self.tokens[self.script_index], {}, {})
+            except UnsafePlaceholder as err:
+                raise ConfigError(str(err), where, name) from None
 
     def render(self, values: dict[str, str], files: dict[str, tuple[FileFormat, list[str]]]
                ) -> list[str]:
@@ -76,25 +97,45 @@ class CommandTemplate:
         (format, paths). Unset placeholders render empty."""
         argv: list[str] = []
         for i, token in enumerate(self.tokens):
+            if i == self.script_index:
+                argv.append(self._script(token, values, files))
+                continue
             name = token[1:-1] if _PLACEHOLDER.fullmatch(token) else None
             if name in LIST_PLACEHOLDERS:
                 fmt, paths = files.get(name, (FileFormat.parse(None, "", name), []))
                 argv.extend(a for p in paths for a in fmt.args(p))
                 continue
-            quoted = i == self.script_index
-            argv.append(_PLACEHOLDER.sub(lambda m: _value(m.group(1), values, files, quoted),
-                                         token))
+            argv.append(_PLACEHOLDER.sub(lambda m: _value(m.group(1), values, files), token))
         return argv
 
+    @staticmethod
+    def _script(token: str, values: dict[str, str], files) -> str:
+        def substitute(name: str, state: str) -> str:
+            if name not in LIST_PLACEHOLDERS:
+                return reference(env_name(name), state)
+            fmt, paths = files.get(name, (FileFormat.parse(None, "", name), []))
+            text = " ".join(fmt.script_text(name, i) for i in range(1, len(paths) + 1))
+            return requote(text, state) if text else ""
+        return render_script(token, _PLACEHOLDER, substitute)
 
-def _value(name: str, values: dict[str, str], files, quoted: bool) -> str:
+
+def environment(values: dict[str, str], files: dict[str, tuple[FileFormat, list[str]]]
+                ) -> dict[str, str]:
+    """The placeholder values as ``AGENTV_*`` environment variables."""
+    env = {env_name(k): str(v) for k, v in values.items() if k not in LIST_PLACEHOLDERS}
+    for name, (_fmt, paths) in files.items():
+        env[env_name(name)] = "\n".join(paths)
+        for i, path in enumerate(paths, start=1):
+            env[env_name(name, i)] = path
+            env[env_name(name, i, "basename")] = os.path.basename(path)
+    return env
+
+
+def _value(name: str, values: dict[str, str], files) -> str:
     if name in LIST_PLACEHOLDERS:
         fmt, paths = files.get(name, (FileFormat.parse(None, "", name), []))
-        if quoted:
-            return " ".join(fmt.script_text(p) for p in paths)
         return " ".join(" ".join(fmt.args(p)) for p in paths)
-    value = str(values.get(name, ""))
-    return shlex.quote(value) if quoted else value
+    return str(values.get(name, ""))
 
 
 def _split(text: str, where: str, name: str) -> list[str]:
@@ -102,13 +143,3 @@ def _split(text: str, where: str, name: str) -> list[str]:
         return shlex.split(text)
     except ValueError as err:
         raise ConfigError(f"cannot be split into arguments: {err}", where, name) from None
-
-
-def _script_index(tokens: list[str]) -> int | None:
-    """Index of the script argument when the command is ``<shell> [-flags] -c SCRIPT``."""
-    if not tokens or os.path.basename(tokens[0]) not in SHELLS:
-        return None
-    for i, token in enumerate(tokens[1:-1], start=1):
-        if _SCRIPT_FLAG.match(token):
-            return i + 1
-    return None

@@ -6,6 +6,7 @@ is a configuration error (exit 2), never 200 failed records.
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from typing import Any
 
 from providers.base import BaseProvider, ConfigError, Target
@@ -38,6 +39,8 @@ def build_runtimes(plan: Plan) -> dict[str, TargetRuntime]:
     built: dict[str, tuple[BaseProvider, RetryingProvider]] = {}
     for name, target in plan.targets.items():
         provider = build_provider(target)
+        provider.use_eval_dirs([str(Path(job.case.file).resolve().parent) for job in plan.jobs
+                                if job.target == name])
         provider.check()
         register(secret_values([target]))  # keys check() found (env defaults) too
         policy = _policy(target, provider, plan.options.max_retries)
