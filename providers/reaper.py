@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ctypes
 import os
-import signal
+import _signal as signal  # the C module: `signal` imports enum (slow start)
 import sys
 import time
 
