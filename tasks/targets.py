@@ -158,9 +158,17 @@ def _resolve_entry(entry: LineDict, spath: str, env) -> Target:
             secrets.append(value)
     return Target(name=entry["name"], provider=entry["provider"], settings=settings,
                   judge_target=entry.get("judge_target"), workers=entry.get("workers"),
-                  provider_batching=bool(entry.get("provider_batching", False)),
+                  provider_batching=_batching(entry, nested),
                   where=f"{spath}:{entry.line}", base_dir=str(Path(spath).parent),
                   secrets=sorted({s for s in secrets if len(s) >= 4}))
+
+
+def _batching(entry: LineDict, nested: Any) -> bool:
+    """``provider_batching`` at the top level or, as AgentV's own files write it, under
+    ``settings``."""
+    if entry.get("provider_batching") is not None:
+        return bool(entry["provider_batching"])
+    return isinstance(nested, dict) and bool(nested.get("provider_batching", False))
 
 
 def select_target_name(cli_target: str | None, case_target: str | None,

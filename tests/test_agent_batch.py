@@ -125,3 +125,15 @@ def test_batching_targets_are_not_split_into_chunks(tmp_path, prefect_api):
     jobs = [Job(plan.jobs[0].case, "b", t) for t in range(25)]
     assert [len(b) for _, b in batches_of(jobs, 10)] == [10, 10, 5]
     assert [len(b) for _, b in batches_of(jobs, 10, frozenset({"b"}))] == [25]
+
+
+def test_provider_batching_under_settings_is_honoured(tmp_path):
+    """AgentV's own targets files write ``settings: {provider_batching: true}``."""
+    count = tmp_path / "count"
+    opts = _suite(tmp_path, "  - name: b\n    provider: cli\n    settings:\n"
+                            "      provider_batching: true\n"
+                            f"    command_template: {BATCH} --count {count}\n")
+    records, runner = _run(opts)
+    assert runner.targets["b"].batch is not None
+    assert count.read_text() == "batch\n"
+    assert [r["candidate_answer"] for r in records] == [f"batched: question {i}" for i in range(3)]

@@ -218,3 +218,58 @@ def test_http_healthcheck():
         provider({"command_template": "true",
                   "healthcheck": {"type": "http", "url": "http://127.0.0.1:9/",
                                   "timeout_seconds": 1}})
+
+
+def test_stdin_is_dev_null_unless_prompt_via_stdin(tmp_path):
+    """``cat`` (like ``llm`` and many agent CLIs) reads stdin when it is not a terminal: it
+    must see /dev/null, or the prompt written and closed with ``prompt_via: stdin``."""
+    started = time.monotonic()
+    assert ask(provider({"command_template": "cat", "timeout_seconds": 20})).text == ""
+    assert time.monotonic() - started < 10
+    p = provider({"command_template": "cat", "prompt_via": "stdin", "timeout_seconds": 20})
+    assert ask(p, "the prompt\non stdin").text == "the prompt\non stdin"
+    with pytest.raises(ConfigError) as err:
+        provider({"command_template": "cat {PROMPT}", "prompt_via": "stdin"})
+    assert err.value.field == "prompt_via"
+    with pytest.raises(ConfigError, match="must be one of argv, stdin"):
+        provider({"command_template": "cat", "prompt_via": "file"})
+
+
+def test_commands_run_in_the_eval_files_directory_and_cwd_is_relative_to_it(tmp_path):
+    """AgentV 1.5/2.6: no ``cwd`` → the eval file's directory; a relative ``cwd`` is resolved
+    against it (``cwd: ..`` next to an ``evals/`` folder), also for the healthcheck."""
+    evals = tmp_path / "suite" / "evals"
+    evals.mkdir(parents=True)
+    (tmp_path / "suite" / "tool.sh").write_text("pwd\n")
+    meta = {"file": str(evals / "dataset.yaml")}
+    p = CliProvider(Target("agent", "cli", {"command_template": "pwd"}, where="t.yaml:1",
+                           base_dir=str(tmp_path)))
+    p.use_eval_dirs([str(evals)])
+    p.check()
+    assert ask(p, metadata=meta).text == str(evals)
+    health = {"type": "command", "command_template": "sh tool.sh", "cwd": ".."}
+    p = CliProvider(Target("agent", "cli", {"command_template": "sh ./tool.sh", "cwd": "..",
+                                            "healthcheck": health},
+                           where="t.yaml:1", base_dir=str(tmp_path / "elsewhere")))
+    p.use_eval_dirs([str(evals)])
+    p.check()  # the healthcheck found ./tool.sh from the eval file's parent
+    assert ask(p, metadata=meta).text == str(tmp_path / "suite")
+    # the healthcheck runs where the cases run: without cwd, in the eval file's directory
+    bad = CliProvider(Target("agent", "cli", {
+        "command_template": "true", "healthcheck": {"type": "command",
+                                                    "command_template": "sh tool.sh"}},
+        where="t.yaml:1"))
+    bad.use_eval_dirs([str(evals)])
+    with pytest.raises(ConfigError, match="healthcheck of target 'agent' failed"):
+        bad.check()
+    missing = CliProvider(Target("agent", "cli", {"command_template": "true", "cwd": "nope"},
+                                 where="t.yaml:1"))
+    missing.use_eval_dirs([str(evals)])
+    with pytest.raises(ConfigError, match=f"directory does not exist: {evals / 'nope'}"):
+        missing.check()
+
+
+def test_placeholder_values_are_in_the_environment(tmp_path):
+    p = provider({"command_template": "sh -c 'printf \"%s|%s|%s\" \"$AGENTV_PROMPT\" "
+                                      "\"$AGENTV_EVAL_ID\" \"$AGENTV_FILES\"'"})
+    assert ask(p, "q $(x)", input_files=["/a b", "/c"]).text == "q $(x)|case-1|/a b\n/c"
