@@ -17,6 +17,7 @@ PROVIDERS: dict[str, str] = {
     "cli": "providers.cli:CliProvider",
     "codex": "providers.codex:CodexProvider",
     "vscode": "providers.vscode:VSCodeProvider",
+    "vscode-copilot": "providers.vscode:VSCodeProvider",
     "vscode-insiders": "providers.vscode:VSCodeProvider",
 }
 

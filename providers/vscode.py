@@ -1,32 +1,44 @@
-"""``provider: vscode`` / ``vscode-insiders`` — GitHub Copilot in VS Code, through ``subagent``.
+"""``provider: vscode`` (alias ``vscode-copilot``) / ``vscode-insiders`` — GitHub Copilot in
+VS Code, through the ``subagent`` CLI (npm ``subagent``, contract of 0.4.6).
 
 Each case gets a structured prompt file: a pre-read block with a ``file://`` link and the
-SHA-256 token of every guideline and attachment file, then the user query. It is handed to
-the ``subagent`` CLI (``subagent code chat -q … --prompt FILE -a FILE… --wait``), which
-claims a provisioned VS Code workspace, runs the chat and prints the response.
+SHA-256 token of every guideline and attachment file, then the user query
+(``providers.preread``). agentv runs ``subagent code chat -q QUERY --prompt FILE -a FILE…
+--wait`` (``code-insiders`` for vscode-insiders). subagent claims an unlocked provisioned
+workspace (``subagent code provision``), prints one JSON status line —
+``{"success": true, "subagent_name", "response_file"}`` or ``{"success": false, "error"}`` —
+has VS Code's chat write the reply to ``response_file`` and exits when it appears. The
+answer is read from ``response_file``; subagent's own ``error:`` lines (e.g. "No unlocked
+subagents available") become the case's error. ``--silent`` is not passed: it hides them.
 
 Settings: ``subagent`` (executable, default ``subagent``), ``vscode_cmd`` (default ``code``
-or ``code-insiders``), ``workspace_template`` (a ``.code-workspace`` file, relative to the
-targets file), ``timeout_seconds``. One VS Code window answers one case at a time, so the
-run's workers are capped at 1 (``max_workers``; the plan warns when it lowers them).
+or ``code-insiders``; a path puts its directory first on subagent's PATH, since subagent
+runs the command by that name), ``workspace_template`` (a ``.code-workspace`` file, relative
+to the targets file), ``timeout_seconds`` (on timeout the claimed workspace is unlocked
+again). One VS Code window answers one case at a time, so the run's workers are capped at 1
+(``max_workers``; the plan warns when it lowers them).
 """
 from __future__ import annotations
 
+import json
 import logging
+import os
 import shutil
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from providers.base import (BaseProvider, ConfigError, ProviderError, ProviderTimeout, Request,
                             Response)
 from providers.cli_settings import seconds
 from providers.codex import find_executable
 from providers.preread import linked_prompt, unique_files
-from providers.process import TAIL, ProcessTimeout, run_process
+from providers.process import TAIL, ProcessResult, ProcessTimeout, run_process
 from providers.secrets import tail
 
 log = logging.getLogger("agentv.vscode")
+LOCK_NAME = "subagent.lock"  # subagent 0.4.6's DEFAULT_LOCK_NAME
 
 
 class VSCodeProvider(BaseProvider):
@@ -53,7 +65,7 @@ class VSCodeProvider(BaseProvider):
         self._subagent = find_executable(self.subagent, self.target.base_dir)
         if self._subagent is None:
             missing.append(f"the 'subagent' CLI ({self.subagent!r} not found; install it with "
-                           "'npm install -g subagent', then 'subagent code provision')")
+                           "'npm install -g subagent@0.4.6', then 'subagent code provision')")
         if find_executable(self.vscode_cmd, self.target.base_dir) is None:
             missing.append(f"VS Code{' Insiders' if self.insiders else ''} ({self.vscode_cmd!r} "
                            "not found on PATH; install it and its shell command, or set "
@@ -76,35 +88,104 @@ class VSCodeProvider(BaseProvider):
             argv += ["--workspace-template", self.workspace_template]
         for f in files:
             argv += ["-a", f]
-        return argv + ["--wait", "--silent"]
+        return argv + ["--wait"]
+
+    def prompt(self, request: Request) -> str:
+        """The prompt file's text (also what ``--dump-prompts`` shows)."""
+        return linked_prompt(request.question, self._files(request))
+
+    @staticmethod
+    def _files(request: Request) -> list[str]:
+        return [p for p in unique_files(request.guideline_paths + request.input_files)
+                if Path(p).is_file()]
+
+    def env(self) -> dict[str, str]:
+        """subagent runs VS Code by its name (``code``): a configured path goes first on PATH."""
+        env = dict(os.environ)
+        if "/" in self.vscode_cmd:
+            found = find_executable(self.vscode_cmd, self.target.base_dir)
+            if found:
+                env["PATH"] = os.path.dirname(found) + os.pathsep + env.get("PATH", "")
+        return env
 
     async def invoke(self, request: Request) -> Response:
         tmp = Path(tempfile.mkdtemp(prefix="agentv-vscode-"))
         try:
-            files = [p for p in unique_files(request.guideline_paths + request.input_files)
-                     if Path(p).is_file()]
             safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in request.eval_id)
             prompt_file = tmp / f"{safe or 'case'}.prompt.md"
-            prompt_file.write_text(linked_prompt(request.question, files), encoding="utf-8")
-            return await self._run(request, self.argv(prompt_file, files))
+            prompt_file.write_text(self.prompt(request), encoding="utf-8")
+            return await self._run(request, self.argv(prompt_file, self._files(request)))
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
     async def _run(self, request: Request, argv: list[str]) -> Response:
         log.info("target %s, case %s: dispatching to VS Code via %s", self.name, request.eval_id,
                  argv[0])
+        lines: list[str] = []
         started = time.perf_counter()
         try:
-            proc = await run_process(argv, stdin=None, timeout=self.timeout_s)
+            proc = await run_process(argv, env=self.env(), timeout=self.timeout_s,
+                                     on_stdout_line=lines.append)
         except ProcessTimeout:
-            raise ProviderTimeout(f"VS Code agent timed out after {self.timeout_s:g}s") from None
+            unlock(status_line(lines))
+            raise ProviderTimeout(f"VS Code agent timed out after {self.timeout_s:g}s (the "
+                                  "subagent workspace was unlocked)") from None
         latency = (time.perf_counter() - started) * 1000.0
         if proc.stderr.strip():
             log.info("target %s, case %s: subagent stderr:\n%s", self.name, request.eval_id,
                      tail(proc.stderr, TAIL).rstrip())
-        proc.check_exit("subagent")
-        details = proc.details()
-        text = proc.stdout.strip()
-        if not text:
-            raise ProviderError("subagent returned no response", details=details)
-        return Response(text=text, latency_ms=latency, raw={"exit_code": proc.returncode})
+        status = status_line(lines)
+        if proc.returncode != 0 or not status.get("success"):
+            raise ProviderError(f"subagent failed: {failure(proc, status)}",
+                                details=proc.details(response_file=status.get("response_file")))
+        text = read_response(status, proc)
+        return Response(text=text, latency_ms=latency,
+                        raw={"exit_code": proc.returncode,
+                             "subagent": status.get("subagent_name")})
+
+
+def status_line(lines: list[str]) -> dict[str, Any]:
+    """subagent's first JSON line on stdout (``{}`` when there is none)."""
+    for line in lines:
+        if line.startswith("{"):
+            try:
+                data = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(data, dict) and "success" in data:
+                return data
+    return {}
+
+
+def failure(proc: ProcessResult, status: dict[str, Any]) -> str:
+    """subagent's own message: its JSON ``error``, its ``error:`` lines, else the exit code."""
+    if status.get("error"):
+        return str(status["error"])
+    at = proc.stderr.find("error:")
+    if at >= 0:  # the error line and its continuation (e.g. how to provision more)
+        return tail(" ".join(proc.stderr[at + len("error:"):].split()), 500)
+    detail = tail(proc.stderr.strip() or proc.stdout.strip(), 500)
+    return f"exited with code {proc.returncode}" + (f": {detail}" if detail else "")
+
+
+def read_response(status: dict[str, Any], proc: ProcessResult) -> str:
+    path = status.get("response_file")
+    if not path:
+        raise ProviderError("subagent printed no response_file", details=proc.details())
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as err:
+        raise ProviderError(f"cannot read subagent's response_file {path}: {err.strerror}",
+                            details=proc.details()) from None
+    if not text.strip():
+        raise ProviderError(f"subagent's response_file {path} is empty", details=proc.details())
+    return text.strip()
+
+
+def unlock(status: dict[str, Any]) -> None:
+    """Release the workspace a timed-out case had claimed (subagent removes its lock only
+    when the reply arrives)."""
+    path = status.get("response_file")
+    if path:
+        lock = Path(path).parent.parent / LOCK_NAME
+        lock.unlink(missing_ok=True)

@@ -1,25 +1,45 @@
-"""provider: vscode / vscode-insiders — structured prompt file with file links and SHA-256
-tokens handed to a fake ``subagent``; preflight names what is missing; workers capped at 1."""
+"""provider: vscode / vscode-copilot / vscode-insiders against the real ``subagent`` package
+(npm 0.4.6, installed by .ci/install.d/30-agent-clis.sh) driving a fake VS Code ``code``
+executable (tests/fakes/code) that plays Copilot: it answers the request file subagent
+writes by creating the response file. Preflight names what is missing; workers capped at 1."""
 from __future__ import annotations
 
 import asyncio
 import hashlib
 import json
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from providers.base import ConfigError, ProviderError, Request, Target
+from providers.base import ConfigError, ProviderError, ProviderTimeout, Request, Target
+from providers.registry import build_provider
 from providers.vscode import VSCodeProvider
 from tasks.plan import EvalOptions, build_plan
+from tests.conftest import real_tool
 
 FAKES = Path(__file__).parent / "fakes"
 
 
-def vscode(settings: dict | None = None, kind: str = "vscode") -> VSCodeProvider:
-    p = VSCodeProvider(Target("copilot", kind, {"subagent": "./subagent", "vscode_cmd": "./code",
+@pytest.fixture
+def subagent(tmp_path, monkeypatch) -> str:
+    """The real subagent CLI with one provisioned workspace under a temporary HOME."""
+    exe = real_tool("subagent")
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    for kind in ("code", "code-insiders"):
+        subprocess.run([exe, kind, "provision", "--subagents", "1"], check=True,
+                       capture_output=True, env=os.environ)
+    return exe
+
+
+def vscode(exe: str, settings: dict | None = None, kind: str = "vscode") -> VSCodeProvider:
+    p = build_provider(Target("copilot", kind, {"subagent": exe, "vscode_cmd": "./code",
                                                 **(settings or {})},
                               where="targets.yaml:9", base_dir=str(FAKES)))
+    assert isinstance(p, VSCodeProvider)
     p.check()
     return p
 
@@ -34,35 +54,54 @@ def request_with_files(tmp_path):
     return Request("vs-1", question, guideline_paths=[str(guide)], input_files=[str(facts)])
 
 
-def test_prompt_file_with_links_and_sha256_tokens(request_with_files, tmp_path, monkeypatch):
-    args_file = tmp_path / "subagent.json"
-    monkeypatch.setenv("FAKE_SUBAGENT_ARGS", str(args_file))
+def test_reply_comes_from_the_response_file_of_the_real_subagent(subagent, request_with_files,
+                                                                tmp_path, monkeypatch):
+    log = tmp_path / "code.log"
+    monkeypatch.setenv("FAKE_CODE_LOG", str(log))
     template = tmp_path / "agents.code-workspace"
     template.write_text('{"folders": [{"path": "."}]}')
-    r = asyncio.run(vscode({"workspace_template": str(template)}).invoke(request_with_files))
-    assert r.text == "tokens ok (2 files); The answer is 7"
-    seen = json.loads(args_file.read_text())
+    p = vscode(subagent, {"workspace_template": str(template)}, kind="vscode-copilot")
+    r = asyncio.run(p.invoke(request_with_files))
+    assert r.text == "tokens ok (2 files); The answer is 7"  # not subagent's status line
+    assert r.raw["subagent"] == "subagent-1"
+    calls = [json.loads(line) for line in log.read_text().splitlines()]
+    chat = [c for c in calls if c[:2] == ["-r", "chat"] and c[3] != "wakeup"][0]
     facts = Path(request_with_files.input_files[0])
+    attached = [chat[i + 1] for i, a in enumerate(chat) if a == "-a"]
+    assert attached[:2] == [request_with_files.guideline_paths[0], str(facts)]
+    prompt = p.prompt(request_with_files)  # what Copilot got as its agent mode
     token = hashlib.sha256(facts.read_bytes()).hexdigest()
-    assert f"* [facts.txt]({facts.as_uri()}) — token `sha256:{token}`" in seen["prompt"]
-    assert seen["prompt"].rstrip().endswith("[[ ## user_query ## ]]\nWhat is the answer?")
-    argv = seen["argv"]
-    assert argv[:3] == ["code", "chat", "-q"] and argv[-2:] == ["--wait", "--silent"]
-    assert argv[argv.index("--workspace-template") + 1] == str(template)
-    assert [argv[i + 1] for i, a in enumerate(argv) if a == "-a"] == [
-        request_with_files.guideline_paths[0], str(facts)]
+    assert f"* [facts.txt]({facts.as_uri()}) — token `sha256:{token}`" in prompt
+    assert prompt.rstrip().endswith("[[ ## user_query ## ]]\nWhat is the answer?")
+    workspace = Path(os.environ["HOME"]) / ".subagent" / "vscode-agents" / "subagent-1"
+    assert not (workspace / "subagent.lock").exists()  # released for the next case
+    assert asyncio.run(p.invoke(request_with_files)).text.endswith("The answer is 7")
 
 
-def test_insiders_and_subagent_failure(request_with_files, monkeypatch):
-    monkeypatch.setenv("FAKE_SUBAGENT_MODE", "fail")
+def test_subagents_own_error_message_is_the_cases_error(subagent, request_with_files):
+    workspace = Path(os.environ["HOME"]) / ".subagent" / "vscode-insiders-agents" / "subagent-1"
+    (workspace / "subagent.lock").write_text("")
     with pytest.raises(ProviderError) as err:
-        asyncio.run(vscode(kind="vscode-insiders").invoke(request_with_files))
-    assert "exited with code 1" in str(err.value) and "no unlocked subagent" in str(err.value)
+        asyncio.run(vscode(subagent, kind="vscode-insiders").invoke(request_with_files))
+    assert "No unlocked subagents available" in str(err.value)
+    assert "subagent code provision" in str(err.value)
+
+
+def test_timeout_unlocks_the_workspace_and_leaves_no_process(subagent, request_with_files,
+                                                             monkeypatch):
+    monkeypatch.setenv("FAKE_CODE_MODE", "hang")
+    p = vscode(subagent, {"timeout_seconds": 4})
+    with pytest.raises(ProviderTimeout):
+        asyncio.run(p.invoke(request_with_files))
+    workspace = Path(os.environ["HOME"]) / ".subagent" / "vscode-agents" / "subagent-1"
+    assert not (workspace / "subagent.lock").exists()
+    ps = subprocess.run(["ps", "-eww", "-o", "args"], capture_output=True, text=True).stdout
+    assert str(workspace) not in ps and os.environ["HOME"] not in ps
 
 
 def test_preflight_says_exactly_what_is_missing():
     with pytest.raises(ConfigError) as err:
-        vscode({"subagent": "subagent-not-installed", "vscode_cmd": "code-not-installed",
+        vscode("./subagent", {"subagent": "subagent-not-installed", "vscode_cmd": "code-not-installed",
                 "workspace_template": "nowhere.code-workspace"}, kind="vscode-insiders")
     msg = err.value.message
     assert "the 'subagent' CLI ('subagent-not-installed' not found" in msg
@@ -74,7 +113,7 @@ def test_preflight_says_exactly_what_is_missing():
 def test_workers_are_capped_at_one_with_a_warning(tmp_path):
     (tmp_path / "targets.yaml").write_text(
         "$schema: agentv-targets-v2\ntargets:\n  - name: copilot\n    provider: vscode\n"
-        f"    subagent: {FAKES / 'subagent'}\n")
+        "    subagent: /usr/bin/true\n")
     suite = tmp_path / "s.yaml"
     suite.write_text("$schema: agentv-eval-v2\ntarget: copilot\nevalcases:\n"
                      "  - id: a\n    input: hi\n  - id: b\n    input: there\n")
