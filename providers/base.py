@@ -98,6 +98,11 @@ class BaseProvider(ABC):
     def check(self) -> None:
         return None
 
+    def agent_prompt(self, request: Request) -> str | None:
+        """The exact text an agent target sends its program (``--dump-prompts`` shows it);
+        None when the request's question is sent as it is."""
+        return None
+
     def use_eval_dirs(self, dirs: list[str]) -> None:
         """The directories of the eval files this target runs (before ``check``); targets
         that run commands there (cli) take them, others ignore them."""

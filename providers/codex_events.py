@@ -1,13 +1,19 @@
 """The ``codex exec --json`` event stream → final answer, normalized trace, token usage.
 
-Current Codex CLIs print one JSON event per line: ``thread.started``, ``turn.started``,
-``item.started`` / ``item.updated`` / ``item.completed`` (items: ``agent_message``,
-``reasoning``, ``command_execution``, ``file_change``, ``mcp_tool_call``, ``web_search``,
-``todo_list``, ``error``), ``turn.completed`` (``usage``), ``turn.failed``, ``error``. Older
-ones print ``{"id", "msg": {"type": ...}}`` events (``agent_message``,
-``exec_command_begin``/``_end``, ``mcp_tool_call_begin``/``_end``,
-``patch_apply_begin``/``_end``, ``token_count``, ``error``); both are understood.
-Lines arrive with their receive time, which gives tool calls their start/end/duration.
+Codex CLI 0.169 prints one JSON event per line (codex-rs/exec ``ThreadEvent``):
+``thread.started``, ``turn.started``, ``item.started`` / ``item.updated`` /
+``item.completed``, ``item.plan.delta``, ``request_user_input``, ``turn.completed``
+(``usage``), ``turn.failed`` (``error.message``) and ``error`` (``message``). Items:
+``agent_message`` (the answer: the last one), ``reasoning``, ``plan``, ``todo_list`` (trace
+messages), ``command_execution`` (``status`` completed | failed | declined, ``exit_code``),
+``file_change``, ``mcp_tool_call`` (``result {content, structured_content}`` or
+``error {message}``), ``collab_tool_call``, ``web_search`` (``query``, ``action``) — tool
+calls — and ``error``: a non-fatal warning (a trace message, not an error). A command that
+was declined or exited non-zero is a failed tool call; an item started but never completed
+is recorded as incomplete. Each ``turn.completed`` is one LLM call with the turn's usage
+(exec mode does not show single model requests). Older CLIs printed ``{"id", "msg": {...}}``
+events; those are understood too. Lines arrive with their receive time, which gives tool
+calls their start/end/duration.
 """
 from __future__ import annotations
 
@@ -20,7 +26,9 @@ from providers.base import Usage
 from providers.secrets import cut
 from providers.trace import TraceEvent
 
-_TOOL_ITEMS = ("command_execution", "file_change", "web_search", "mcp_tool_call")
+_TOOL_ITEMS = ("command_execution", "file_change", "web_search", "mcp_tool_call",
+               "collab_tool_call")
+_NOTE_ITEMS = ("reasoning", "plan", "todo_list", "error")
 _LEGACY = {"exec_command": "command_execution", "patch_apply": "file_change",
            "mcp_tool_call": "mcp_tool_call"}
 
@@ -36,6 +44,7 @@ class CodexRun:
     usage: Usage | None = None
     failure: str | None = None  # turn.failed / error event message
     model: str | None = None
+    warnings: list[str] = field(default_factory=list)
     _open: dict[str, tuple[float, dict[str, Any]]] = field(default_factory=dict)
 
     def usage_add(self, inp: Any, out: Any) -> None:
@@ -66,6 +75,11 @@ def parse_stream(lines: list[tuple[float, str]], model: str | None = None) -> Co
             _event(run, at, event)
     if not seen:
         raise MalformedStream("codex printed no JSON events")
+    end = lines[-1][0] if lines else 0.0
+    for started, item in list(run._open.values()):  # started, never completed
+        if item.get("type") in _TOOL_ITEMS:
+            run.trace.append(_tool_event({**item, "status": "incomplete"}, started, end))
+    run._open.clear()
     return run
 
 
@@ -74,6 +88,8 @@ def _event(run: CodexRun, at: float, event: dict[str, Any]) -> None:
     item = event.get("item") if isinstance(event.get("item"), dict) else None
     if kind == "item.started" and item:
         run._open[str(item.get("id"))] = (at, item)
+    elif kind == "item.updated" and item and str(item.get("id")) in run._open:
+        run._open[str(item.get("id"))] = (run._open[str(item.get("id"))][0], item)
     elif kind == "item.completed" and item:
         _completed(run, at, item)
     elif kind == "turn.completed":
@@ -83,9 +99,14 @@ def _event(run: CodexRun, at: float, event: dict[str, Any]) -> None:
                                     input_tokens=usage.get("input_tokens"),
                                     output_tokens=usage.get("output_tokens"),
                                     end=_iso(at), extra=_cached(usage)))
-    elif kind in ("turn.failed", "error"):
+    elif kind == "turn.failed":
         err = event.get("error") if isinstance(event.get("error"), dict) else {}
-        run.failure = str(err.get("message") or event.get("message") or kind)
+        run.failure = str(err.get("message") or run.failure or kind)
+    elif kind == "error":
+        run.failure = run.failure or str(event.get("message") or kind)
+    elif kind == "request_user_input":
+        run.trace.append(TraceEvent(type="message", name="request_user_input",
+                                    arguments=event.get("questions"), end=_iso(at)))
 
 
 def _completed(run: CodexRun, at: float, item: dict[str, Any]) -> None:
@@ -93,30 +114,43 @@ def _completed(run: CodexRun, at: float, item: dict[str, Any]) -> None:
     started = run._open.pop(str(item.get("id")), (None, None))[0]
     if kind == "agent_message":
         run.text = str(item.get("text") or "")
-    elif kind == "error":
-        run.trace.append(TraceEvent(type="error", ok=False, text=str(item.get("message", ""))))
     elif kind in _TOOL_ITEMS:
         run.trace.append(_tool_event(item, started, at))
+    elif kind in _NOTE_ITEMS:
+        text = item.get("message") if kind == "error" else item.get("text")
+        if kind == "error":
+            run.warnings.append(str(text))
+        run.trace.append(TraceEvent(type="message", name="warning" if kind == "error" else kind,
+                                    text=str(text) if text is not None else None,
+                                    arguments=item.get("items"), end=_iso(at)))
 
 
 def _tool_event(item: dict[str, Any], started: float | None, ended: float) -> TraceEvent:
-    kind = item["type"]
+    kind, status = item["type"], item.get("status")
+    extra = {k: v for k, v in (("id", item.get("id")), ("status", status)) if v}
+    ok = status not in ("failed", "declined", "incomplete")
     if kind == "command_execution":
         name, args, result = kind, {"command": item.get("command")}, item.get("aggregated_output")
-        ok = item.get("exit_code") in (0, None) and item.get("status") != "failed"
+        ok = ok and item.get("exit_code") == 0
+        extra["exit_code"] = item.get("exit_code")
     elif kind == "file_change":
         name, args, result = kind, {"changes": item.get("changes")}, None
-        ok = item.get("status") != "failed"
     elif kind == "web_search":
-        name, args, result, ok = kind, {"query": item.get("query")}, None, True
+        name, args, result = kind, {"query": item.get("query"), "action": item.get("action")}, None
+    elif kind == "collab_tool_call":
+        name = f"collab:{item.get('tool')}"
+        args = {"prompt": item.get("prompt"), "receivers": item.get("receiver_thread_ids")}
+        result = item.get("agents_states")
     else:
         name = f"mcp:{item.get('server')}/{item.get('tool')}"
-        args, result = item.get("arguments"), item.get("result") or item.get("error")
-        ok = not item.get("error") and item.get("status") != "failed"
+        error = item.get("error") if isinstance(item.get("error"), dict) else None
+        args, result = item.get("arguments"), item.get("result")
+        if error:
+            ok, result = False, {"error": error.get("message")}
     return TraceEvent(type="tool_call", name=name, arguments=args, result=result, ok=bool(ok),
                       start=_iso(started) if started else None, end=_iso(ended),
                       duration_ms=round((ended - started) * 1000, 3) if started else None,
-                      extra={"id": item.get("id")} if item.get("id") else {})
+                      extra=extra)
 
 
 def _legacy(run: CodexRun, at: float, msg: dict[str, Any]) -> None:

@@ -1,15 +1,13 @@
-"""Preread blocks for coding agents: which files to open first, mirrored into a workspace.
+"""The pre-read block of coding agents (codex, vscode): which files to open first.
 
 ``tasks.expand.agent_question`` already opens the question with a "Read these files first"
-block of absolute paths; agents that work in their own workspace (codex) or read a prompt
-file (vscode) replace that block with their own: workspace-relative paths of mirrored
-copies, or ``file://`` links with SHA-256 tokens of each file's content.
+block of absolute paths; codex and vscode replace it with AgentV's structured block:
+``file://`` links with a SHA-256 token of each file's content, then the user query.
 """
 from __future__ import annotations
 
 import hashlib
 import re
-import shutil
 from pathlib import Path
 
 _EXPAND_BLOCK = re.compile(r"\ARead these files first:\n(?:\* [^\n]*\n)*\n\[\[ ## Task ## \]\]\n")
@@ -27,39 +25,6 @@ def unique_files(paths: list[str]) -> list[str]:
         if p:
             seen.setdefault(str(Path(p).resolve()), None)
     return list(seen)
-
-
-def mirror_files(paths: list[str], workspace: Path) -> dict[str, str]:
-    """Copy each file into ``workspace`` (same basename; ``2/``, ``3/``… on clashes).
-    Returns original path → path relative to the workspace; missing files are skipped."""
-    mapping: dict[str, str] = {}
-    taken: set[str] = set()
-    for src in unique_files(paths):
-        source = Path(src)
-        if not source.is_file():
-            continue
-        rel, n = source.name, 1
-        while rel in taken:
-            n += 1
-            rel = f"{n}/{source.name}"
-        dest = workspace / rel
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(source, dest)
-        taken.add(rel)
-        mapping[src] = rel
-    return mapping
-
-
-def workspace_prompt(question: str, mirrored: dict[str, str]) -> str:
-    """Codex: open every mirrored file (paths relative to the working directory, or
-    absolute), then the task."""
-    body = task_text(question).strip()
-    if not mirrored:
-        return body
-    listing = "\n".join(f"* {rel}" for rel in mirrored.values())
-    return (f"[[ ## mandatory_pre_read ## ]]\nBefore anything else, open and read every file "
-            f"below (relative paths are in your working directory):\n{listing}\n"
-            f"{MISSING_RULE}\n\n[[ ## user_query ## ]]\n{body}")
 
 
 def sha256_file(path: str) -> str:

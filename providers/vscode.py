@@ -90,7 +90,7 @@ class VSCodeProvider(BaseProvider):
             argv += ["-a", f]
         return argv + ["--wait"]
 
-    def prompt(self, request: Request) -> str:
+    def agent_prompt(self, request: Request) -> str:
         """The prompt file's text (also what ``--dump-prompts`` shows)."""
         return linked_prompt(request.question, self._files(request))
 
@@ -113,7 +113,7 @@ class VSCodeProvider(BaseProvider):
         try:
             safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in request.eval_id)
             prompt_file = tmp / f"{safe or 'case'}.prompt.md"
-            prompt_file.write_text(self.prompt(request), encoding="utf-8")
+            prompt_file.write_text(self.agent_prompt(request), encoding="utf-8")
             return await self._run(request, self.argv(prompt_file, self._files(request)))
         finally:
             shutil.rmtree(tmp, ignore_errors=True)

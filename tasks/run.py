@@ -43,6 +43,13 @@ class RunOptions:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+def _innermost(provider: Any) -> Any:
+    """The provider under its retry/cache wrappers."""
+    while hasattr(provider, "provider"):
+        provider = provider.provider
+    return provider
+
+
 def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
@@ -58,8 +65,12 @@ class CaseRunner:
         request = build_request(job.case, is_agent=runtime.is_agent, trial=job.trial)
         dumps: dict[str, Any] = {}
         if self.options.dump_prompts:
+            dump = prompt_dump(request)
+            sent = _innermost(runtime.provider).agent_prompt(request)
+            if sent is not None:  # codex/vscode: exactly what the agent program receives
+                dump["agent_prompt"] = sent
             dumps["prompt"] = write_dump(self.options.dump_prompts, dump_name(
-                job.case.file, job.case.id, job.target, job.trial), prompt_dump(request))
+                job.case.file, job.case.id, job.target, job.trial), dump)
         started = time.perf_counter()
         try:
             response, attempts = await self._invoke(job, runtime, request)

@@ -57,6 +57,25 @@ def _check_config(path: Path, data: LineDict, report: Report) -> None:
                           f"{path}:{data.line_of('guideline_patterns')}", "guideline_patterns")
 
 
+AGENT_KINDS = {"cli", "codex", "vscode", "vscode-copilot", "vscode-insiders"}
+
+
+def _check_agent_targets(targets) -> None:
+    """Agent targets' settings (command templates, codex presets...) are checked here too:
+    building the provider checks them without running anything."""
+    from providers.registry import build_provider
+    for name in targets.names():
+        if targets.entries[name].get("provider") not in AGENT_KINDS:
+            continue
+        try:
+            target = targets.resolve(name)
+        except ConfigError as err:
+            if "is not set" in err.message:  # ${{ VAR }} unset here: checked when run
+                continue
+            raise
+        build_provider(target)
+
+
 def validate_file(path: Path, report: Report) -> None:
     data = load_yaml_file(path)
     schema = data.get("$schema") if isinstance(data, dict) else None
@@ -67,7 +86,7 @@ def validate_file(path: Path, report: Report) -> None:
     if schema == EVAL_SCHEMA:
         load_suite(path, report.warnings.append)
     elif schema == TARGETS_SCHEMA:
-        load_targets(path, report.warnings.append)
+        _check_agent_targets(load_targets(path, report.warnings.append))
     elif schema == CONFIG_SCHEMA:
         _check_config(path, data, report)
     else:

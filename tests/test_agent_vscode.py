@@ -69,7 +69,7 @@ def test_reply_comes_from_the_response_file_of_the_real_subagent(subagent, reque
     facts = Path(request_with_files.input_files[0])
     attached = [chat[i + 1] for i, a in enumerate(chat) if a == "-a"]
     assert attached[:2] == [request_with_files.guideline_paths[0], str(facts)]
-    prompt = p.prompt(request_with_files)  # what Copilot got as its agent mode
+    prompt = p.agent_prompt(request_with_files)  # what Copilot got as its agent mode
     token = hashlib.sha256(facts.read_bytes()).hexdigest()
     assert f"* [facts.txt]({facts.as_uri()}) — token `sha256:{token}`" in prompt
     assert prompt.rstrip().endswith("[[ ## user_query ## ]]\nWhat is the answer?")
