@@ -7,6 +7,7 @@ import json
 import os
 import shlex
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -98,39 +99,62 @@ def test_command_template_agent_end_to_end(cli, tmp_path):
 
 
 def test_codex_and_vscode_targets_end_to_end(cli, tmp_path):
+    """The real Codex CLI (against a loopback Responses stub) and the real subagent (driving a
+    fake ``code``) through ``agentv eval``; --dump-prompts shows what each agent received."""
+    from tests.conftest import real_tool
+    from tests.fakes import responses_stub
+    url, stub = responses_stub.start()
+    home, codex_home = tmp_path / "home", tmp_path / "codex-home"
+    home.mkdir()
+    codex_home.mkdir()
+    (codex_home / "config.toml").write_text(
+        'model = "stub-model"\nmodel_provider = "stub"\n[model_providers.stub]\n'
+        f'name = "stub"\nbase_url = "{url}"\nenv_key = "STUB_API_KEY"\n'
+        'wire_api = "responses"\nrequest_max_retries = 0\nstream_max_retries = 0\n')
+    env = {"HOME": str(home), "CODEX_HOME": str(codex_home), "STUB_API_KEY": "k"}
+    subagent = real_tool("subagent")
+    subprocess.run([subagent, "code", "provision", "--subagents", "1"], check=True,
+                   capture_output=True, env={**os.environ, **env})
     (tmp_path / "guide.instructions.md").write_text("Answer briefly.\n")
     (tmp_path / "facts.md").write_text("ANSWER: 42\n")
     write_targets(tmp_path / "targets.yaml", [
-        {"name": "codex_fake", "provider": "codex", "executable": str(FAKES / "codex"),
-         "model": "gpt-5-codex", "timeout_seconds": 30},
-        {"name": "copilot", "provider": "vscode", "subagent": str(FAKES / "subagent"),
-         "vscode_cmd": str(FAKES / "code")}])
+        {"name": "codex_real", "provider": "codex", "executable": real_tool("codex"),
+         "approval_preset": "read-only", "timeout_seconds": 60},
+        {"name": "copilot", "provider": "vscode", "subagent": subagent,
+         "vscode_cmd": str(FAKES / "code"), "timeout_seconds": 60}])
     case = {"id": "{}", "input": [{"role": "system", "content": [
                 {"type": "file", "value": "guide.instructions.md"}]},
             {"role": "user", "content": [{"type": "text", "value": "What is the answer?"},
                                          {"type": "file", "value": "facts.md"}]}]}
-    for target in ("codex_fake", "copilot"):
+    for target in ("codex_real", "copilot"):
         (tmp_path / f"{target}.yaml").write_text(yaml.safe_dump(
             {"$schema": "agentv-eval-v2", "target": target,
              "execution": {"evaluators": [{"name": "has-42", "type": "code_judge", "script": [
                  sys.executable, "-c", "import json,sys; p=json.load(sys.stdin); print(json."
                  "dumps({'score': float('42' in p['candidate_answer'])}))"]}]},
              "evalcases": [{**case, "id": f"{target}-case"}]}))
-    out = tmp_path / "r.jsonl"
-    proc = cli("eval", str(tmp_path / "codex_fake.yaml"), str(tmp_path / "copilot.yaml"),
-               "--out", str(out), "--workers", "4", cwd=tmp_path)
+    out, dumps = tmp_path / "r.jsonl", tmp_path / "prompts"
+    try:
+        proc = cli("eval", str(tmp_path / "codex_real.yaml"), str(tmp_path / "copilot.yaml"),
+                   "--out", str(out), "--workers", "4", "--dump-prompts", str(dumps),
+                   cwd=tmp_path, env=env)
+    finally:
+        stub.stop()
     assert proc.returncode == 0, proc.stderr
     assert "target 'copilot' (vscode) runs at most 1 case(s) at a time" in proc.stderr
     recs = by_id(out)
-    codex = recs["codex_fake-case"]
+    codex = recs["codex_real-case"]
     assert codex["candidate_answer"] == "The answer is 42" and codex["score"] == 1.0
-    assert codex["trace_summary"]["tool_calls_by_name"] == {
-        "command_execution": 3, "file_change": 1, "mcp:docs/search": 1}
     assert codex["trace_summary"]["llm_call_count"] == 1
     assert codex["agent_provider_request"]["guideline_paths"][0].endswith("guide.instructions.md")
+    sent = [i for i in stub.requests[0]["input"] if i.get("role") == "user"][-1]["content"]
+    dumped = json.loads((dumps / "codex_real-case.json").read_text())
+    assert dumped["agent_prompt"] == "".join(c.get("text", "") for c in sent)
+    assert "— token `sha256:" in dumped["agent_prompt"]
     copilot = recs["copilot-case"]
     assert copilot["candidate_answer"] == "tokens ok (2 files); The answer is 42"
     assert copilot["score"] == 1.0 and copilot["error"] is None
+    assert not (codex_home / "sessions").exists()  # --ephemeral: no rollouts
 
 
 def _agentv_suites(root: Path) -> list[Path]:
