@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from providers.base import Usage
@@ -45,6 +45,8 @@ class CodexRun:
     failure: str | None = None  # turn.failed / error event message
     model: str | None = None
     warnings: list[str] = field(default_factory=list)
+    stream_errors: list[str] = field(default_factory=list)
+    completed_turns: int = 0
     _open: dict[str, tuple[float, dict[str, Any]]] = field(default_factory=dict)
 
     def usage_add(self, inp: Any, out: Any) -> None:
@@ -80,6 +82,10 @@ def parse_stream(lines: list[tuple[float, str]], model: str | None = None) -> Co
         if item.get("type") in _TOOL_ITEMS:
             run.trace.append(_tool_event({**item, "status": "incomplete"}, started, end))
     run._open.clear()
+    if run.stream_errors and run.failure is None and not run.completed_turns:
+        run.failure = run.stream_errors[-1]
+    elif run.stream_errors and run.failure is None:
+        run.warnings.extend(run.stream_errors)
     return run
 
 
@@ -95,6 +101,7 @@ def _event(run: CodexRun, at: float, event: dict[str, Any]) -> None:
     elif kind == "turn.completed":
         usage = event.get("usage") or {}
         run.usage_add(usage.get("input_tokens"), usage.get("output_tokens"))
+        run.completed_turns += 1
         run.trace.append(TraceEvent(type="llm_call", name=run.model, model=run.model,
                                     input_tokens=usage.get("input_tokens"),
                                     output_tokens=usage.get("output_tokens"),
@@ -102,8 +109,8 @@ def _event(run: CodexRun, at: float, event: dict[str, Any]) -> None:
     elif kind == "turn.failed":
         err = event.get("error") if isinstance(event.get("error"), dict) else {}
         run.failure = str(err.get("message") or run.failure or kind)
-    elif kind == "error":
-        run.failure = run.failure or str(event.get("message") or kind)
+    elif kind == "error":  # fatal unless a turn still completes (e.g. after a reconnect)
+        run.stream_errors.append(str(event.get("message") or kind))
     elif kind == "request_user_input":
         run.trace.append(TraceEvent(type="message", name="request_user_input",
                                     arguments=event.get("questions"), end=_iso(at)))
@@ -197,4 +204,4 @@ def _cached(usage: dict[str, Any]) -> dict[str, Any]:
 
 
 def _iso(ts: float) -> str:
-    return datetime.fromtimestamp(ts, timezone.utc).isoformat(timespec="milliseconds")
+    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="milliseconds")

@@ -20,8 +20,9 @@ import shutil
 import signal
 import subprocess
 import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from providers.base import ProviderError
 from providers.environment import child_env
@@ -122,7 +123,7 @@ async def run_process(command: str | Sequence[str], *, cwd: str | None = None,
     data = stdin.encode() if stdin is not None else None
     try:
         out, err = await asyncio.wait_for(_communicate(proc, data, on_stdout_line), timeout)
-    except (asyncio.TimeoutError, asyncio.CancelledError) as exc:
+    except (TimeoutError, asyncio.CancelledError) as exc:
         await _terminate(proc)
         if isinstance(exc, asyncio.CancelledError):
             raise
@@ -162,12 +163,12 @@ async def _terminate(proc: asyncio.subprocess.Process) -> None:
     _signal(proc.pid, signal.SIGTERM)
     try:
         await asyncio.wait_for(asyncio.shield(proc.wait()), GRACE_S + 3)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         _signal(proc.pid, signal.SIGKILL)
     _kill_group(proc.pid, signal.SIGKILL)  # backstop for anything left in its group
     try:
         await asyncio.wait_for(asyncio.shield(proc.wait()), GRACE_S)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         pass
 
 

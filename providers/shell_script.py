@@ -11,7 +11,7 @@ that a command inside the script would parse again — an interpreter's code arg
 from __future__ import annotations
 
 import re
-from typing import Callable
+from collections.abc import Callable
 
 from providers.command_shape import shape
 

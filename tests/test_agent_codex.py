@@ -168,7 +168,7 @@ def _lines(*events: dict) -> list[tuple[float, str]]:
 
 
 def test_every_item_type_of_the_event_schema_is_mapped():
-    item = lambda kind, **f: {"type": "item.completed", "item": {"id": f"i{kind}", "type": kind, **f}}  # noqa: E731
+    item = lambda kind, **f: {"type": "item.completed", "item": {"id": f"i{kind}", "type": kind, **f}}
     run = parse_stream(_lines(
         {"type": "thread.started", "thread_id": "t"}, {"type": "turn.started"},
         item("reasoning", text="thinking"), item("plan", text="1. look"),
@@ -223,3 +223,8 @@ def test_error_event_and_turn_failed_give_the_failure():
                               {"type": "turn.failed", "error": {"message": "final: 500"}}))
     assert run.failure == "final: 500"
     assert parse_stream(_lines({"type": "error", "message": "fatal"})).failure == "fatal"
+    retried = parse_stream(_lines({"type": "error", "message": "Reconnecting... 1/5"},
+                                  {"type": "item.completed", "item": {
+                                      "id": "m", "type": "agent_message", "text": "ok"}},
+                                  {"type": "turn.completed", "usage": {}}))
+    assert retried.failure is None and retried.warnings == ["Reconnecting... 1/5"]

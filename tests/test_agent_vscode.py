@@ -65,7 +65,7 @@ def test_reply_comes_from_the_response_file_of_the_real_subagent(subagent, reque
     assert r.text == "tokens ok (2 files); The answer is 7"  # not subagent's status line
     assert r.raw["subagent"] == "subagent-1"
     calls = [json.loads(line) for line in log.read_text().splitlines()]
-    chat = [c for c in calls if c[:2] == ["-r", "chat"] and c[3] != "wakeup"][0]
+    chat = next(c for c in calls if c[:2] == ["-r", "chat"] and c[3] != "wakeup")
     facts = Path(request_with_files.input_files[0])
     attached = [chat[i + 1] for i, a in enumerate(chat) if a == "-a"]
     assert attached[:2] == [request_with_files.guideline_paths[0], str(facts)]
@@ -95,7 +95,8 @@ def test_timeout_unlocks_the_workspace_and_leaves_no_process(subagent, request_w
         asyncio.run(p.invoke(request_with_files))
     workspace = Path(os.environ["HOME"]) / ".subagent" / "vscode-agents" / "subagent-1"
     assert not (workspace / "subagent.lock").exists()
-    ps = subprocess.run(["ps", "-eww", "-o", "args"], capture_output=True, text=True).stdout
+    ps = subprocess.run(["ps", "-eww", "-o", "args"], capture_output=True, text=True,
+                        check=True).stdout
     assert str(workspace) not in ps and os.environ["HOME"] not in ps
 
 
