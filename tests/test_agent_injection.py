@@ -83,6 +83,14 @@ def run(template: str, placeholder: str, values: list[str], work: Path) -> list[
     return asyncio.run(all_values())
 
 
+@pytest.fixture(autouse=True)
+def plain_home(tmp_path, monkeypatch):
+    """Login shells (``bash -lc``) read no user profile (this machine's runs pyenv rehash)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+
+
 @pytest.mark.parametrize("template", SHAPES)
 @pytest.mark.parametrize("placeholder", ["PROMPT", "EVAL_ID", "FILES"])
 def test_values_reach_the_command_verbatim_and_run_nothing(tmp_path, template, placeholder):
@@ -90,7 +98,7 @@ def test_values_reach_the_command_verbatim_and_run_nothing(tmp_path, template, p
     work.mkdir()
     expected = [str(work / v) if placeholder == "FILES" else v for v in VALUES]
     assert run(template, placeholder, VALUES, work) == expected
-    assert not list(tmp_path.rglob("pwned*"))
+    assert not list(tmp_path.rglob("pwned*")) and not list(Path("/tmp").glob("pwned*"))
 
 
 @pytest.mark.parametrize("template", UNSAFE)
