@@ -33,6 +33,7 @@ from providers.base import (BaseProvider, ConfigError, ProviderError, ProviderTi
                             Response)
 from providers.cli_settings import seconds
 from providers.codex import find_executable
+from providers.environment import child_env
 from providers.preread import linked_prompt, unique_files
 from providers.process import TAIL, ProcessResult, ProcessTimeout, run_process
 from providers.secrets import tail
@@ -101,7 +102,7 @@ class VSCodeProvider(BaseProvider):
 
     def env(self) -> dict[str, str]:
         """subagent runs VS Code by its name (``code``): a configured path goes first on PATH."""
-        env = dict(os.environ)
+        env = child_env()
         if "/" in self.vscode_cmd:
             found = find_executable(self.vscode_cmd, self.target.base_dir)
             if found:

@@ -148,7 +148,7 @@ def test_codex_and_vscode_targets_end_to_end(cli, tmp_path):
     assert codex["trace_summary"]["llm_call_count"] == 1
     assert codex["agent_provider_request"]["guideline_paths"][0].endswith("guide.instructions.md")
     sent = [i for i in stub.requests[0]["input"] if i.get("role") == "user"][-1]["content"]
-    dumped = json.loads((dumps / "codex_real-case.json").read_text())
+    dumped = json.loads(next(dumps.glob("codex_real-case__codex_real_*.json")).read_text())
     assert dumped["agent_prompt"] == "".join(c.get("text", "") for c in sent)
     assert "— token `sha256:" in dumped["agent_prompt"]
     copilot = recs["copilot-case"]
