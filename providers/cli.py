@@ -28,7 +28,8 @@ import time
 from pathlib import Path
 
 from providers.agent_output import AgentOutput, parse_output
-from providers.base import BaseProvider, ConfigError, ProviderError, ProviderTimeout, Request, Response
+from providers.base import (BaseProvider, ConfigError, ProviderError, ProviderTimeout, Request,
+                            Response)
 from providers.batch import batch_input, map_answers, parse_batch_output
 from providers.cli_settings import check_cwd, load_cli_config, probe, resolve_cwd, resolve_env
 from providers.process import TAIL, ProcessResult, ProcessTimeout, run_process
@@ -54,7 +55,7 @@ class CliProvider(BaseProvider):
 
     def use_eval_dirs(self, dirs: list[str]) -> None:
         """The directories of the eval files this target will run (cwd and healthcheck)."""
-        self.eval_dirs = sorted(set(dirs)) or [None]
+        self.eval_dirs = [*sorted(set(dirs))] or [None]
 
     def cwd(self, eval_dir: str | None) -> str | None:
         return resolve_cwd(self.config.cwd, eval_dir, self.target.base_dir)

@@ -125,8 +125,9 @@ class CodexProvider(BaseProvider):
 
     async def invoke(self, request: Request) -> Response:
         workspace = None if self.cwd else tempfile.mkdtemp(prefix="agentv-codex-")
+        cwd: str = self.cwd or workspace or "."
         try:
-            return await self._run(request, self.agent_prompt(request), self.cwd or workspace)
+            return await self._run(request, self.agent_prompt(request), cwd)
         finally:
             if workspace:
                 shutil.rmtree(workspace, ignore_errors=True)

@@ -107,7 +107,7 @@ def _event(run: CodexRun, at: float, event: dict[str, Any]) -> None:
                                     output_tokens=usage.get("output_tokens"),
                                     end=_iso(at), extra=_cached(usage)))
     elif kind == "turn.failed":
-        err = event.get("error") if isinstance(event.get("error"), dict) else {}
+        err: dict[str, Any] = event["error"] if isinstance(event.get("error"), dict) else {}
         run.failure = str(err.get("message") or run.failure or kind)
     elif kind == "error":  # fatal unless a turn still completes (e.g. after a reconnect)
         run.stream_errors.append(str(event.get("message") or kind))
@@ -134,6 +134,8 @@ def _completed(run: CodexRun, at: float, item: dict[str, Any]) -> None:
 
 def _tool_event(item: dict[str, Any], started: float | None, ended: float) -> TraceEvent:
     kind, status = item["type"], item.get("status")
+    args: Any
+    result: Any
     extra = {k: v for k, v in (("id", item.get("id")), ("status", status)) if v}
     ok = status not in ("failed", "declined", "incomplete")
     if kind == "command_execution":
@@ -150,7 +152,8 @@ def _tool_event(item: dict[str, Any], started: float | None, ended: float) -> Tr
         result = item.get("agents_states")
     else:
         name = f"mcp:{item.get('server')}/{item.get('tool')}"
-        error = item.get("error") if isinstance(item.get("error"), dict) else None
+        error: dict[str, Any] | None = (item["error"] if isinstance(item.get("error"), dict)
+                                         else None)
         args, result = item.get("arguments"), item.get("result")
         if error:
             ok, result = False, {"error": error.get("message")}

@@ -144,7 +144,10 @@ async def _communicate(proc: asyncio.subprocess.Process, data: bytes | None,
         except (BrokenPipeError, ConnectionResetError):
             pass
 
+    assert proc.stdout is not None and proc.stderr is not None  # both are pipes
+
     async def read_stdout() -> bytes:
+        assert proc.stdout is not None
         if on_line is None:
             return await proc.stdout.read()
         chunks = []

@@ -79,8 +79,9 @@ class CommandTemplate:
         self.uses = {m.group(1) for m in _PLACEHOLDER.finditer(text)}
         found = shape(self.tokens)
         self.script_index = found.script
-        if found.code is not None and _PLACEHOLDER.search(self.tokens[found.code]):
-            held = _PLACEHOLDER.search(self.tokens[found.code]).group(1)
+        in_code = _PLACEHOLDER.search(self.tokens[found.code]) if found.code is not None else None
+        if in_code:
+            held = in_code.group(1)
             raise ConfigError(f"{{{held}}} is inside {found.interpreter}'s code argument, where "
                               "it would run as code; pass it as a separate argument after the "
                               f"code ({found.hint}) or read ${env_name(held)} from the "

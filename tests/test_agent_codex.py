@@ -168,7 +168,8 @@ def _lines(*events: dict) -> list[tuple[float, str]]:
 
 
 def test_every_item_type_of_the_event_schema_is_mapped():
-    item = lambda kind, **f: {"type": "item.completed", "item": {"id": f"i{kind}", "type": kind, **f}}
+    def item(kind: str, **f) -> dict:
+        return {"type": "item.completed", "item": {"id": f"i{kind}", "type": kind, **f}}
     run = parse_stream(_lines(
         {"type": "thread.started", "thread_id": "t"}, {"type": "turn.started"},
         item("reasoning", text="thinking"), item("plan", text="1. look"),

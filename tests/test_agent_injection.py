@@ -17,7 +17,8 @@ from providers.cli import CliProvider
 VALUES = [
     "$(touch pwned1)", "`touch pwned2`", "x; touch pwned3", "x && touch pwned4",
     "' ; touch pwned5 ; '", "\" ; touch pwned6 ; \"", "x\ntouch pwned7", "--help; touch pwned8",
-    "-n $(touch pwned9)", "${IFS}$(touch pwned10)", "'\"$(touch pwned11)\"'\\", "-", "a|touch pwned12",
+    "-n $(touch pwned9)", "${IFS}$(touch pwned10)", "'\"$(touch pwned11)\"'\\", "-",
+    "a|touch pwned12",
 ]
 SHAPES = [
     "printf %s {V}",

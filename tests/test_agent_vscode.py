@@ -102,8 +102,10 @@ def test_timeout_unlocks_the_workspace_and_leaves_no_process(subagent, request_w
 
 def test_preflight_says_exactly_what_is_missing():
     with pytest.raises(ConfigError) as err:
-        vscode("./subagent", {"subagent": "subagent-not-installed", "vscode_cmd": "code-not-installed",
-                "workspace_template": "nowhere.code-workspace"}, kind="vscode-insiders")
+        vscode("./subagent", {"subagent": "subagent-not-installed",
+                              "vscode_cmd": "code-not-installed",
+                              "workspace_template": "nowhere.code-workspace"},
+               kind="vscode-insiders")
     msg = err.value.message
     assert "the 'subagent' CLI ('subagent-not-installed' not found" in msg
     assert "VS Code Insiders ('code-not-installed' not found on PATH" in msg
