@@ -16,7 +16,8 @@ import typer
 from providers.errors import ConfigError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
-                  help="agentv: evaluate AI agents and LLM apps with AgentV eval suites on Prefect.")
+                  help="agentv: evaluate AI agents and LLM apps with AgentV eval suites on "
+                  "Prefect.")
 server_app = typer.Typer(help="The local Prefect server agentv uses by default.",
                          no_args_is_help=True)
 app.add_typer(server_app, name="server")
@@ -206,7 +207,8 @@ def compare_command(
         result = compare_files(file1, file2, threshold)
     except ConfigError as err:
         fail(err)
-    typer.echo(json.dumps(result, indent=2) if fmt == "json" else format_table(result, file1, file2))
+    typer.echo(json.dumps(result, indent=2) if fmt == "json"
+               else format_table(result, file1, file2))
     raise typer.Exit(exit_code(result, fail_on_regression))
 
 

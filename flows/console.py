@@ -18,8 +18,8 @@ WAITING = {"start": "loading eval files and targets",
 class ProgressBar:
     def __init__(self, enabled: bool | None = None) -> None:
         self.enabled = sys.stderr.isatty() if enabled is None else enabled
-        self._progress = None
-        self._task = None
+        self._progress: Any = None  # rich.progress.Progress, imported only on a terminal
+        self._task: Any = None
         self.counts = {"pass": 0, "fail": 0, "error": 0}
 
     def begin(self, console=None) -> None:

@@ -91,8 +91,9 @@ def run_plan(plan, runtimes, *, on_record: Callable[[dict], None] | None = None,
                                   **({"task_runner": runner} if runner else {}))
     try:
         with interrupt_handler(state, log), tags(*run_tags(suites, targets, datasets)):
-            final = asyncio.run(flow(options=redact_obj(_jsonable(asdict(plan.options))),
-                                     token=token, return_state=True))
+            final: Any = asyncio.run(flow(  # type: ignore[arg-type]
+                options=redact_obj(_jsonable(asdict(plan.options))), token=token,
+                return_state=True))
         return state.outcome if state.outcome is not None else final.result()
     finally:
         if state.writer is not None:

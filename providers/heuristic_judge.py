@@ -92,8 +92,8 @@ def rubric_checks(answer: str, rubrics: list[tuple[str, str]], ranged: bool) -> 
     for rubric_id, outcome in rubrics:
         terms = key_terms(outcome)
         share = (sum(found(t, answer) for t in terms) / len(terms)) if terms else 0.5
-        check = {"id": rubric_id, "reasoning": f"{OFFLINE_LABEL}: {share:.0%} of the item's "
-                                               "key terms appear in the answer."}
+        reasoning = f"{OFFLINE_LABEL}: {share:.0%} of the item's key terms appear in the answer."
+        check: dict[str, object] = {"id": rubric_id, "reasoning": reasoning}
         if ranged:
             check["score"] = round(10 * share)
         else:

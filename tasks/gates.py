@@ -78,7 +78,8 @@ def options_gates(options: Any) -> Gates:
         return parse_gates({k: getattr(options, k, None) for k in GATE_KEYS
                             if getattr(options, k, None) is not None}, None)
     except ConfigError as err:
-        raise ConfigError(err.message, None, f"--{err.field.replace('_', '-')}") from None
+        raise ConfigError(err.message, None,
+                          f"--{(err.field or '').replace('_', '-')}") from None
 
 
 def gate_failures(df, summary: dict[str, Any], run_gates: Gates,

@@ -38,7 +38,7 @@ def _pre(text: Any, css: str = "") -> str:
     return f"<pre class='{css}'>{escape(text)}</pre>"
 
 
-def _items(items: list[Any], css: str) -> str:
+def _items(items: list[Any] | None, css: str) -> str:
     if not items:
         return ""
     return f"<ul class='items {css}'>" + "".join(f"<li>{escape(str(i))}</li>"

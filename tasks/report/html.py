@@ -103,7 +103,8 @@ PALETTE = ("#4a78c2", "#e08a2c", "#3a9d5d", "#b04a9c", "#7a7a7a", "#c2b04a")
 def bar_chart(labels: list[str], values: list[float], css_id: str,
               max_value: float | None = None, fmt_spec: str = "{:.0f}") -> str:
     """Horizontal bar chart as inline SVG."""
-    return grouped_bar_chart(labels, [("", values)], css_id, max_value, fmt_spec)
+    series: list[tuple[str, list[float | None]]] = [("", list(values))]
+    return grouped_bar_chart(labels, series, css_id, max_value, fmt_spec)
 
 
 def grouped_bar_chart(labels: list[str], series: list[tuple[str, list[float | None]]],

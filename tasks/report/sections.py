@@ -139,7 +139,8 @@ def trials_section(runs: list[Run]) -> str:
 
 
 def cases_section(runs: list[Run], expected: dict[str, str]) -> str:
-    blocks, total = [], sum(len(r.df) for r in runs)
+    blocks: list[str] = []
+    total = sum(len(r.df) for r in runs)
     for i, run in enumerate(runs):
         ordered = run.df.sort_values(["eval_id", "target", "trial"], kind="stable")
         for row in ordered.itertuples():
