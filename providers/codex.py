@@ -34,6 +34,7 @@ from providers.base import (BaseProvider, ConfigError, ProviderError, ProviderTi
 from providers.cli_settings import check_cwd, directory, seconds
 from providers.codex_events import CodexRun, MalformedStream, parse_stream
 from providers.environment import child_env
+from providers.filenames import bounded_name
 from providers.preread import linked_prompt, unique_files
 from providers.process import ProcessResult, ProcessTimeout, run_process
 from providers.secrets import scrub
@@ -174,8 +175,9 @@ class CodexProvider(BaseProvider):
 
     def _save_log(self, request: Request, lines: list[tuple[float, str]], stderr: str) -> None:
         stamp = datetime.now().strftime("%Y%m%dT%H%M%S")
-        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in request.eval_id)
-        base = Path(self.log_dir) / f"{stamp}_{self.name}_{safe}_attempt-{request.attempt}"
+        base = Path(self.log_dir) / bounded_name(
+            f"{stamp}_{self.name}_{request.eval_id}", f"attempt-{request.attempt}",
+            [request.eval_id, request.trial, request.attempt, stamp])
         try:
             base.parent.mkdir(parents=True, exist_ok=True)
             Path(f"{base}.jsonl").write_text(scrub("".join(l for _, l in lines)),

@@ -8,35 +8,28 @@ in two files never share a file. Names stay well under the 255-byte limit.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
-import re
 from pathlib import Path
 from typing import Any
 
+from providers.filenames import readable, short_hash
 from tasks.redact import redact
 
 log = logging.getLogger("agentv.dumps")
 PREFIX_CHARS = 60
 TARGET_CHARS = 30
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
-
-
-def _readable(text: str, limit: int) -> str:
-    return _UNSAFE.sub("_", text).strip("._")[:limit] or "case"
 
 
 def dump_name(file: str, eval_id: str, target: str, trial: int,
               attempt: int | None = None) -> str:
     """``<id>__<target>[_trial-N][_attempt-N]_<hash10>.json`` — at most ~130 characters."""
-    identity = json.dumps([file, eval_id, target, trial, attempt])
-    digest = hashlib.sha256(identity.encode("utf-8")).hexdigest()[:10]
-    parts = [f"{_readable(eval_id, PREFIX_CHARS)}__{_readable(target, TARGET_CHARS)}"]
+    parts = [f"{readable(eval_id, PREFIX_CHARS)}__{readable(target, TARGET_CHARS)}"]
     if trial:
         parts.append(f"trial-{trial}")
     if attempt is not None:
         parts.append(f"attempt-{attempt}")
+    digest = short_hash([file, eval_id, target, trial, attempt])
     return "_".join(parts) + f"_{digest}.json"
 
 

@@ -116,7 +116,7 @@ def register_dotenv(paths: Iterable[Path]) -> None:
 
 def register_environment(env=None) -> None:
     env = os.environ if env is None else env
-    register(v for k, v in env.items() if SECRET_NAME.search(k) and not k.startswith("PREFECT_"))
+    register(v for k, v in env.items() if SECRET_NAME.search(k))
 
 
 class RedactingFilter(logging.Filter):

@@ -85,7 +85,7 @@ def test_normal_turn_prompt_preread_usage_and_no_rollouts(codex_home, stub, tmp_
     assert (r.usage.input_tokens, r.usage.output_tokens) == (100, 10)
     assert [e.name for e in r.trace if e.type == "message"] == ["warning"]  # model metadata
     assert not list(codex_home.rglob("rollout-*")) and not (codex_home / "sessions").exists()
-    logs = list((tmp_path / "logs").glob("*_codex_life_attempt-1.jsonl"))
+    logs = list((tmp_path / "logs").glob("*_codex_life_attempt-1_*.jsonl"))
     assert len(logs) == 1 and '"turn.completed"' in logs[0].read_text()
 
 
