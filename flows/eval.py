@@ -113,7 +113,7 @@ def _resume(opts: EvalOptions, log):
         + (f", cut a torn last line ({finished.repaired_bytes} bytes)"
            if finished.repaired_bytes else ""))
     for number in finished.torn_lines:
-        log(f"warning: {path}:{number}: damaged result line skipped (saved to {path}.torn); "
+        log(f"warning: {path}:{number}: damaged result record skipped (saved to {path}.torn); "
             "its case runs again")
     return finished
 

@@ -74,40 +74,54 @@ def _jsonl_records(path: Path) -> tuple[list[dict[str, Any]], list[int]]:
             records.append(record)
             kept.append(line)
     if torn:
-        with open(path.with_name(path.name + ".torn"), "ab") as fh:
-            fh.write(b"".join(bad))
-        with open(path, "r+b") as fh:
-            fh.write(b"".join(kept))
-            fh.truncate()
+        _set_aside(path, kept, bad)
     return records, torn
 
 
-def _yaml_records(path: Path) -> list[dict[str, Any]]:
+def _set_aside(path: Path, kept: list[bytes], bad: list[bytes]) -> None:
+    """Damaged parts go to ``<file>.torn`` (nothing is lost); the file keeps the rest."""
+    with open(path.with_name(path.name + ".torn"), "ab") as fh:
+        fh.write(b"".join(bad))
+    with open(path, "r+b") as fh:
+        fh.write(b"".join(kept))
+        fh.truncate()
+
+
+def _yaml_documents(path: Path) -> list[tuple[int, str]]:
+    """(first line number, text) of each ``---`` document."""
+    docs: list[tuple[int, list[str]]] = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(True), 1):
+        if line.rstrip("\n") == "---" or not docs:
+            docs.append((number, [line]))
+        else:
+            docs[-1][1].append(line)
+    return [(start, "".join(lines)) for start, lines in docs]
+
+
+def _yaml_records(path: Path) -> tuple[list[dict[str, Any]], list[int]]:
+    """Like ``_jsonl_records``: a document that does not parse, or the last one cut off
+    mid-line, is set aside and reported by its first line."""
     import yaml
-    text = path.read_text(encoding="utf-8")
-    docs = text.split("\n---\n") if text.startswith("---\n") else [text]
-    records, good = [], []
-    for chunk in docs:
-        body = chunk[4:] if chunk.startswith("---\n") else chunk
+    records, torn, kept, bad = [], [], [], []
+    for start, text in _yaml_documents(path):
+        body = text[4:] if text.startswith("---\n") else text
         try:
             doc = yaml.safe_load(body)
         except yaml.YAMLError:
-            break  # a torn last document
-        if isinstance(doc, dict):
+            doc = None
+        if isinstance(doc, dict) and text.endswith("\n"):
             records.append(doc)
-            good.append(chunk)
-    repaired = "\n---\n".join(good)
-    path.write_text(repaired + ("\n" if repaired and not repaired.endswith("\n") else ""),
-                    encoding="utf-8")
-    return records
+            kept.append(("---\n" + body).encode("utf-8"))
+        elif body.strip():
+            torn.append(start)
+            bad.append(f"{start}: {text.rstrip()}\n".encode("utf-8"))
+    if torn:
+        _set_aside(path, kept, bad)
+    return records, torn
 
 
 def load_finished(path: Path, fmt: str) -> Finished:
-    torn: list[int] = []
     repaired = repair_torn_tail(path) if fmt == "jsonl" else 0
-    if fmt == "jsonl":
-        records, torn = _jsonl_records(path)
-    else:
-        records = _yaml_records(path)
+    records, torn = (_jsonl_records if fmt == "jsonl" else _yaml_records)(path)
     keys = {r["case_key"] for r in records if isinstance(r.get("case_key"), str)}
     return Finished(keys=keys, records=records, repaired_bytes=repaired, torn_lines=torn)

@@ -183,7 +183,7 @@ def test_torn_middle_line_is_reported_with_its_line_and_run_again(cli, tmp_path)
     out.write_text("\n".join([lines[0], torn + lines[2], lines[3]]) + "\n")  # 2 writers' mess
     proc = cli("eval", str(f), "--resume", str(out), cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert f"warning: {out}:2: damaged result line skipped" in proc.stderr
+    assert f"warning: {out}:2: damaged result record skipped" in proc.stderr
     assert sorted(keys(out)) == sorted(json.loads(l)["case_key"] for l in lines)
     assert (tmp_path / "r.jsonl.torn").read_text().startswith("2: " + torn)
     assert "total cases: 4" in proc.stdout
@@ -304,3 +304,14 @@ def test_unwritable_out_is_one_error_line_before_anything_runs(cli, tmp_path):
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(
         f"error: {blocker / 'r.jsonl'}: --out: cannot open results file for writing: "), lines
+
+
+def test_yaml_resume_sets_aside_a_damaged_middle_document_and_a_torn_last_one(tmp_path):
+    p = tmp_path / "r.yaml"
+    p.write_text("---\ncase_key: a\nscore: 1\n---\ncase_key: [b\nscore: 1\n"
+                 "---\ncase_key: c\nscore: 1\n---\ncase_key: d\nsco")
+    finished = load_finished(p, "yaml")
+    assert finished.keys == {"a", "c"} and finished.torn_lines == [4, 10]
+    assert p.read_text() == "---\ncase_key: a\nscore: 1\n---\ncase_key: c\nscore: 1\n"
+    assert (tmp_path / "r.yaml.torn").read_text().startswith("4: ---\ncase_key: [b")
+    assert load_finished(p, "yaml").torn_lines == []
