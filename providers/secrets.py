@@ -8,6 +8,7 @@ key straddling the cut never leaks a prefix or suffix.
 from __future__ import annotations
 
 import json
+import re
 import threading
 from urllib.parse import quote, quote_plus
 
@@ -15,6 +16,7 @@ MASK = "***"
 MIN_LENGTH = 4
 _lock = threading.Lock()
 _values: tuple[str, ...] = ()  # longest first, so a key containing another is masked whole
+_pattern: re.Pattern[str] | None = None  # one pass over the text, whatever the count
 
 
 def _spellings(value: str) -> set[str]:
@@ -24,12 +26,13 @@ def _spellings(value: str) -> set[str]:
 
 def add(values) -> None:
     """Register secret values (strings shorter than ``MIN_LENGTH`` are ignored)."""
-    global _values
+    global _values, _pattern
     new = {s for v in values if isinstance(v, str) and len(v.strip()) >= MIN_LENGTH
            for s in _spellings(v) if len(s) >= MIN_LENGTH}
     with _lock:
         if new - set(_values):
             _values = tuple(sorted(set(_values) | new, key=len, reverse=True))
+            _pattern = re.compile("|".join(map(re.escape, _values)))
 
 
 def registered() -> tuple[str, ...]:
@@ -38,16 +41,14 @@ def registered() -> tuple[str, ...]:
 
 def clear() -> None:
     """Forget every value (tests, or a new run in the same process)."""
-    global _values
+    global _values, _pattern
     with _lock:
-        _values = ()
+        _values, _pattern = (), None
 
 
 def scrub(text: str) -> str:
-    for secret in _values:
-        if secret in text:
-            text = text.replace(secret, MASK)
-    return text
+    pattern = _pattern
+    return pattern.sub(MASK, text) if pattern is not None else text
 
 
 def scrub_obj(value):

@@ -113,7 +113,9 @@ def test_bad_inputs_are_config_errors(tmp_path):
 
 def test_parquet_strings_pass_through_redaction(tmp_path, monkeypatch):
     from providers import secrets
-    monkeypatch.setattr(secrets, "_values", ("sk-topsecret-123",))
+    monkeypatch.setattr(secrets, "_values", ())
+    monkeypatch.setattr(secrets, "_pattern", None)
+    secrets.add(["sk-topsecret-123"])
     path = write_jsonl(tmp_path / "r.jsonl", [record("a", 1.0, reasoning_extra="sk-topsecret-123")])
     raw = pq.read_table(write_parquet(path)).to_pylist()[0]
     assert "sk-topsecret-123" not in json.dumps(raw) and "***" in raw["extra"]

@@ -282,6 +282,7 @@ def test_registry_masks_every_spelling_and_cuts_after_scrubbing(monkeypatch):
     from providers import secrets
     from tasks.redact import redact, register, register_loose
     monkeypatch.setattr(secrets, "_values", ())
+    monkeypatch.setattr(secrets, "_pattern", None)
     register(['k"ey/with+odd&chars-123'])
     register_loose(["8080", "true", "short", "gpt-4o-mini-long-enough"])
     assert redact(json.dumps({"a": 'k"ey/with+odd&chars-123'})) == '{"a": "***"}'
