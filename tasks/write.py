@@ -12,7 +12,6 @@ are cut off again, so the file always ends with a whole record and ``--resume`` 
 """
 from __future__ import annotations
 
-import errno
 import fcntl
 import json
 import os
@@ -168,8 +167,3 @@ class ResultWriter:
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
-
-def is_disk_error(err: BaseException) -> bool:
-    return isinstance(err, OSError) and err.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT,
-                                                      errno.EROFS, errno.EIO, errno.EACCES,
-                                                      errno.EPERM)
