@@ -104,7 +104,8 @@ class ResultWriter:
         self.fmt = check_format(fmt)
         self.append = append
         existed = self.path.exists()
-        self._fd: int | None = _open_locked(self.path, flag)
+        self._fd: int = _open_locked(self.path, flag)
+        self._closed = False
         self._created = not existed
         self._begun = False
         self.count = 0
@@ -147,19 +148,19 @@ class ResultWriter:
 
     def abandon(self) -> None:
         """Nothing ran (a configuration error): unlock, and remove the file if we made it."""
-        if self._fd is not None and self._created and not self._begun \
+        if not self._closed and self._created and not self._begun \
                 and os.fstat(self._fd).st_size == 0:
             self.path.unlink(missing_ok=True)
         self.close()
 
     def close(self) -> None:
-        if self._fd is not None:
-            fd, self._fd = self._fd, None
-            os.close(fd)  # releases the lock
+        if not self._closed:
+            self._closed = True
+            os.close(self._fd)  # releases the lock
 
     @property
     def closed(self) -> bool:
-        return self._fd is None
+        return self._closed
 
     def __enter__(self) -> "ResultWriter":
         return self
