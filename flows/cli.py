@@ -6,13 +6,12 @@ Configuration errors print one line ``error: file:line: field: message`` and exi
 """
 from __future__ import annotations
 
-import logging
 import sys
-import traceback
 from typing import List, Optional
 
 import typer
 
+from flows.cli_output import fail, setup_logging
 from providers.errors import ConfigError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
@@ -48,13 +47,6 @@ OPTIONAL_VALUE_FLAGS = {"--dump-prompts": ".agentv/prompts", "--dump-traces": ".
 EVAL_SUFFIXES = (".yaml", ".yml", ".jsonl")
 
 
-def fail(err: ConfigError, verbose: bool = False) -> None:
-    if verbose:
-        traceback.print_exc()
-    typer.echo(f"error: {err.render()}", err=True)
-    raise typer.Exit(2)
-
-
 def _is_results_file(token: str) -> bool:
     """An existing results file: empty (``kill -9`` before the first record) or holding
     ``case_key`` in its first record (JSONL or YAML)."""
@@ -84,17 +76,6 @@ def expand_optional_values(argv: list[str]) -> list[str]:
             if not _takes_value(arg, nxt):
                 out.append(OPTIONAL_VALUE_FLAGS[arg] or "latest")
     return out
-
-
-def setup_logging(verbose: bool) -> None:
-    from tasks.redact import RedactingFilter
-    handler = logging.StreamHandler(sys.stderr)
-    handler.addFilter(RedactingFilter())
-    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
-    logger = logging.getLogger("agentv")
-    logger.handlers[:] = [handler]
-    logger.setLevel(logging.INFO if verbose else logging.WARNING)
-    logger.propagate = False
 
 
 @app.command("eval")

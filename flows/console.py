@@ -96,7 +96,7 @@ def print_outcome(result: dict[str, Any], wall_s: float) -> None:
 def run_from_cli(opts: EvalOptions) -> int:
     """Run, print the outcome; exit code 0, 1 (a quality gate failed), 2 (I/O failure),
     130/143 (interrupted by Ctrl-C/SIGTERM)."""
-    from flows.eval import run_eval
+    from flows.launch import run_eval
     started = time.perf_counter()
     bar = ProgressBar()
     bar.begin()

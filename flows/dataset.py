@@ -52,7 +52,7 @@ def run_dataset(dataset: Dataset, target: str | Target | Callable[[Any], Any], e
     runtimes = (callable_runtime(provider, used.get(judge_name or "")) if provider
                 else build_runtimes(plan))
     records: list[dict[str, Any]] = []
-    from flows.eval import run_plan  # Prefect loads only here
+    from flows.launch import run_plan  # Prefect loads only here
     outcome = run_plan(plan, runtimes, on_record=records.append, log=log)
     return report_from_records(records, [s.id for s in dataset], outcome.get("results"))
 

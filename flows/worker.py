@@ -63,7 +63,7 @@ def worker_command(
     verbose: bool = typer.Option(False, "--verbose", "-v"),
 ) -> None:
     """Run samples from a requests mailbox until SIGTERM (typed API workers)."""
-    from flows.cli import fail, setup_logging
+    from flows.cli_output import fail, setup_logging
 
     setup_logging(verbose)
     try:

@@ -1,0 +1,150 @@
+"""Launching a run: ``run_eval`` (the programmatic entry, also behind ``agentv eval``) and
+``run_plan`` (a prebuilt plan, as the typed API's ``run_dataset`` has).
+
+Validation and preflight happen before Prefect is imported (fast exit 2 on bad input);
+then the local Prefect server is ensured and the ``agentv-eval`` flow runs.
+"""
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+import time
+from contextlib import contextmanager
+from dataclasses import asdict
+from typing import Any, Callable
+
+from tasks.plan import EvalOptions, build_plan
+from tasks.runtime import build_runtimes
+
+
+def run_eval(opts: EvalOptions, *, on_record: Callable[[dict], None] | None = None,
+             on_plan: Callable[[Any], None] | None = None,
+             log: Callable[[str], None] = lambda m: print(m, file=sys.stderr),
+             started: float | None = None) -> dict[str, Any]:
+    """Validate, preflight, then run the flow; raises ConfigError before anything runs.
+    ``result["gate_failures"]`` lists failed quality gates (the flow run ends Failed).
+
+    The results file is locked first (a second run on it fails at once), but emptied only
+    when the run starts: a configuration error never costs an earlier run's results."""
+    from flows.preload import preload_if_api_ready, quiet_prefect_console
+    from tasks.gates import options_gates
+    started = started or time.perf_counter()
+    options_gates(opts)  # a bad --fail-under is a configuration error, before anything runs
+    quiet_prefect_console(opts.verbose)
+    preload_if_api_ready()  # a server answers: import Prefect while the files are validated
+    writer = open_results(opts)
+    try:
+        finished = _resume(opts, log)
+        plan = build_plan(opts, warn=lambda w: log(f"warning: {w}"))
+        runtimes = build_runtimes(plan)
+    except BaseException:
+        writer.abandon()
+        raise
+    if on_plan:
+        on_plan(plan)
+    return run_plan(plan, runtimes, on_record=on_record, log=log, finished=finished,
+                    writer=writer, started=started)
+
+
+def open_results(opts: EvalOptions):
+    """The locked writer of this run's results file (``--resume``'s file, ``--out``, or a new
+    timestamped file)."""
+    from tasks.write import ResultWriter, check_format, default_results_path
+    check_format(opts.output_format)
+    if opts.resume:
+        from tasks.resume import resolve_resume_path
+        opts.out = str(resolve_resume_path(opts.resume, opts.output_format))
+        return ResultWriter(opts.out, opts.output_format, append=True, flag="--resume")
+    opts.out = opts.out or str(default_results_path(opts.output_format))
+    return ResultWriter(opts.out, opts.output_format)
+
+
+def run_plan(plan, runtimes, *, on_record: Callable[[dict], None] | None = None,
+             log: Callable[[str], None] = lambda m: print(m, file=sys.stderr),
+             finished=None, writer=None, started: float | None = None) -> dict[str, Any]:
+    """Run a validated plan (targets preflight-checked) through the ``agentv-eval`` flow."""
+    from flows.preload import quiet_prefect_console
+    from flows.server import ensure_api
+    quiet_prefect_console(plan.options.verbose)
+    try:
+        ensure_api(log)
+        from flows.pipeline import RunState, eval_flow, register_run
+    except BaseException:
+        if writer is not None:
+            writer.abandon()
+        raise
+    from tasks.redact import redact_log_handlers, redact_obj
+    redact_log_handlers()  # Prefect's handlers (console, API) scrub too
+    state = RunState(plan=plan, runtimes=runtimes, on_record=on_record,
+                     append=finished is not None, writer=writer, started=started)
+    if finished is not None:
+        state.done_keys = finished.keys
+        state.errors = [{k: r.get(k) for k in ("eval_id", "target", "error")}
+                        for r in finished.records if r.get("error")]
+    token = register_run(state)
+    from tasks.scale import make_task_runner
+    runner = make_task_runner(plan.options.task_runner, plan.options.dask_address)
+    from prefect import tags
+    from flows.naming import plan_labels, run_name, run_tags
+    suites, targets, datasets = plan_labels(plan)
+    flow = eval_flow.with_options(flow_run_name=run_name(suites, targets),
+                                  **({"task_runner": runner} if runner else {}))
+    try:
+        with interrupt_handler(state, log), tags(*run_tags(suites, targets, datasets)):
+            final: Any = asyncio.run(flow(  # type: ignore[arg-type]
+                options=redact_obj(_jsonable(asdict(plan.options))), token=token,
+                return_state=True))
+        return state.outcome if state.outcome is not None else final.result()
+    finally:
+        if state.writer is not None:
+            state.writer.close()
+        from prefect.logging.handlers import APILogWorker
+        APILogWorker.drain_all(timeout=5)  # the run's logs reach the API before we return
+
+
+def _resume(opts: EvalOptions, log):
+    if not opts.resume:
+        return None
+    from pathlib import Path
+    from tasks.resume import load_finished
+    path = Path(opts.out)
+    finished = load_finished(path, opts.output_format)
+    log(f"agentv: resuming {path}: {len(finished.keys)} case(s) already recorded"
+        + (f", cut a torn last line ({finished.repaired_bytes} bytes)"
+           if finished.repaired_bytes else ""))
+    for number in finished.torn_lines:
+        log(f"warning: {path}:{number}: damaged result record skipped (saved to {path}.torn); "
+            "its case runs again")
+    return finished
+
+
+SIGNAL_NAMES = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated (SIGTERM)"}
+
+
+@contextmanager
+def interrupt_handler(state, log):
+    """First Ctrl-C or SIGTERM: stop scheduling, let in-flight cases finish (or cancel them
+    after a grace period), flush and summarize. A second one aborts at once."""
+    def on_signal(signum, frame):
+        if state.stop_requested is not None:
+            raise KeyboardInterrupt
+        state.stop_requested = time.monotonic()
+        state.stop_signal = signum
+        log(f"\nagentv: {SIGNAL_NAMES.get(signum, 'stopped')} - finishing in-flight cases "
+            "(send it again to abort)")
+    try:
+        previous = {sig: signal.signal(sig, on_signal) for sig in SIGNAL_NAMES}
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    state.signal_handler = on_signal  # the flow re-arms it over Prefect's SIGTERM bridge
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _jsonable(options: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in options.items() if v not in (None, {}, [], False) or k == "paths"}
