@@ -12,7 +12,7 @@ from typing import Any
 
 from evaluators.base import EvalContext, Evaluator, EvaluatorResult, clamp01
 from evaluators.jsonutil import first_json_object
-from providers.base import Request
+from evaluators.judge_call import ask_judge, broken_reply, judged
 
 SYSTEM_PROMPT = """You must respond with a single JSON object matching this schema:
 
@@ -107,19 +107,10 @@ class LlmJudge(Evaluator):
     async def evaluate(self, ctx: EvalContext) -> EvaluatorResult:
         template = load_prompt(self.prompt, self.base_dir) or DEFAULT_TEMPLATE
         user_prompt = render_template(template, template_values(ctx))
-        request = Request(eval_id=ctx.eval_id, question=user_prompt, system_prompt=SYSTEM_PROMPT,
-                          chat=[{"role": "system", "content": SYSTEM_PROMPT},
-                                {"role": "user", "content": user_prompt}],
-                          attempt=ctx.attempt, trial=ctx.trial, purpose="judge",
-                          response_format="json", metadata=judge_inputs(ctx))
-        provider_request = {"user_prompt": user_prompt, "system_prompt": SYSTEM_PROMPT,
-                            "target": ctx.judge_name}
-        response = await ctx.call_judge(request)
-        score, hits, misses, reasoning, ok = parse_verdict(response.text)
+        reply = await ask_judge(ctx, SYSTEM_PROMPT, user_prompt, metadata=judge_inputs(ctx))
+        score, hits, misses, reasoning, ok = parse_verdict(reply.text)
         if not ok:
-            return self.result(0.0, reasoning="Judge reply contained no valid JSON verdict.",
-                               evaluator_provider_request=provider_request,
-                               details={"raw_reply": response.text}, usage=response.usage,
-                               warnings=["llm_judge: no valid JSON object in the judge reply"])
-        return self.result(score, hits, misses, reasoning,
-                           evaluator_provider_request=provider_request, usage=response.usage)
+            return broken_reply(self, reply,
+                                reasoning="Judge reply contained no valid JSON verdict.",
+                                warning="llm_judge: no valid JSON object in the judge reply")
+        return judged(self, reply, score, hits, misses, reasoning)

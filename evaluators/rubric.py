@@ -17,9 +17,9 @@ from pydantic import ValidationInfo, field_validator
 
 from evaluators.base import EvalContext, Evaluator, EvaluatorResult, verdict_for
 from evaluators.jsonutil import first_json_object
+from evaluators.judge_call import ask_judge, broken_reply, judged
 from evaluators.llm_judge import template_values
 from evaluators.rubric_items import RubricItem, items_from, parse_rubrics, warn_unknown_keys
-from providers.base import Request
 
 CHECKLIST_SYSTEM = """You are an expert evaluator. Evaluate the candidate answer against each rubric item.
 You must return a valid JSON object matching this schema:
@@ -69,29 +69,20 @@ class RubricEvaluator(Evaluator):
         ranged = any(i.score_ranges for i in items)
         prompt = build_prompt(ctx, items, ranged)
         system = RANGES_SYSTEM if ranged else CHECKLIST_SYSTEM
-        request = Request(eval_id=ctx.eval_id, question=prompt, system_prompt=system,
-                          chat=[{"role": "system", "content": system},
-                                {"role": "user", "content": prompt}],
-                          attempt=ctx.attempt, trial=ctx.trial, purpose="judge",
-                          response_format="json",
-                          metadata={"rubric_ids": [i.id for i in items], "rubric_ranged": ranged,
-                                    "rubric_texts": [i.expected_outcome for i in items],
-                                    "candidate_answer": ctx.candidate_answer})
-        response = await ctx.call_judge(request)
-        provider_request = {"user_prompt": prompt, "system_prompt": system,
-                            "target": ctx.judge_name}
-        checks, overall = parse_checks(response.text)
+        reply = await ask_judge(ctx, system, prompt, metadata={
+            "rubric_ids": [i.id for i in items], "rubric_ranged": ranged,
+            "rubric_texts": [i.expected_outcome for i in items],
+            "candidate_answer": ctx.candidate_answer})
+        checks, overall = parse_checks(reply.text)
         if checks is None:
-            return self.result(0.0, misses=["judge reply contained no rubric checks"],
-                               reasoning="Judge reply contained no valid JSON 'checks' list.",
-                               evaluator_provider_request=provider_request,
-                               details={"raw_reply": response.text}, usage=response.usage,
-                               warnings=["rubric: no valid 'checks' in the judge reply"])
+            return broken_reply(self, reply, misses=["judge reply contained no rubric checks"],
+                                reasoning="Judge reply contained no valid JSON 'checks' list.",
+                                warning="rubric: no valid 'checks' in the judge reply")
         grade = grade_ranges if ranged else grade_checklist
         score, hits, misses, failed_required, details = grade(items, checks)
         verdict = "fail" if failed_required else verdict_for(score)
-        return self.result(score, hits, misses, overall, verdict=verdict, details=details,
-                           evaluator_provider_request=provider_request, usage=response.usage)
+        return judged(self, reply, score, hits, misses, overall, verdict=verdict,
+                      details=details)
 
 
 def build_prompt(ctx: EvalContext, items: list[RubricItem], ranged: bool) -> str:
