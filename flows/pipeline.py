@@ -41,10 +41,8 @@ class RunState:
     on_record: Callable[[dict[str, Any]], None] | None = None
     done_keys: set[str] = field(default_factory=set)
     errors: list[dict[str, Any]] = field(default_factory=list)
-    writer: ResultWriter | None = None
-    runner: CaseRunner | None = None
-    semaphore: asyncio.Semaphore | None = None
-    file_caps: dict[str, asyncio.Semaphore] = field(default_factory=dict)
+    writer: ResultWriter | None = None  # opened before the flow (the CLI), else by _prepare
+    session: RunSession | None = None  # what the run stage uses, built by _prepare
     batches: list[list[Job]] = field(default_factory=list)
     append: bool = False  # --resume: append to the existing results file
     stop_requested: float | None = None  # monotonic time of the first Ctrl-C / SIGTERM
@@ -56,6 +54,25 @@ class RunState:
     warnings: list[dict[str, Any]] = field(default_factory=list)  # evaluator warnings
     started: float | None = None  # perf_counter when the user started the run
     outcome: dict[str, Any] | None = None  # the flow's result, also when it ends Failed
+
+
+@dataclass
+class RunSession:
+    """What running the cases needs, all of it present: built once the plan is loaded and
+    the targets preflight-checked."""
+
+    plan: Plan
+    runtimes: dict[str, TargetRuntime]
+    writer: ResultWriter
+    runner: CaseRunner
+    semaphore: asyncio.Semaphore
+    file_caps: dict[str, asyncio.Semaphore]
+
+
+def session_of(state: RunState) -> RunSession:
+    if state.session is None:
+        raise RuntimeError("the run stage started before the run was prepared")
+    return state.session
 
 
 RUNS: dict[str, RunState] = ProcessLocalDict()  # in-process only; pickles empty
@@ -71,9 +88,7 @@ def register_run(state: RunState) -> str:
 def plan_stage(options: dict[str, Any], token: str) -> int:
     """Load eval files and targets, select targets, expand cases × trials into jobs."""
     state = RUNS[token]
-    if state.plan is None:
-        state.plan = build_plan(EvalOptions(**options))
-    plan = state.plan
+    plan = state.plan = state.plan or build_plan(EvalOptions(**options))
     get_run_logger().info("%d eval file(s), %d job(s), targets: %s, workers: %d",
                           len(plan.suites), len(plan.jobs), ", ".join(plan.targets), plan.workers)
     return len(plan.jobs)
@@ -83,9 +98,10 @@ def plan_stage(options: dict[str, Any], token: str) -> int:
 def preflight_stage(token: str) -> list[str]:
     """Build each selected target's provider and check its configuration once."""
     state = RUNS[token]
-    if state.runtimes is None:
-        state.runtimes = build_runtimes(state.plan)
-    return sorted(state.runtimes)
+    if state.plan is None:
+        raise RuntimeError("preflight before the plan was loaded")
+    runtimes = state.runtimes = state.runtimes or build_runtimes(state.plan)
+    return sorted(runtimes)
 
 
 def batches_of(jobs: list[Job], size: int,
@@ -110,19 +126,22 @@ def batch_size(n_jobs: int) -> int:
 
 
 async def _run_one(state: RunState, job: Job) -> dict[str, Any] | None:
-    async with state.file_caps[job.case.file], state.semaphore:
+    session = session_of(state)
+    async with session.file_caps[job.case.file], session.semaphore:
         if state.stop_requested is not None:
             state.skipped += 1
             return None  # interrupted: schedule nothing new
         task = asyncio.current_task()
-        state.in_flight.add(task)
+        if task is not None:
+            state.in_flight.add(task)
         try:
-            record = await state.runner.run(job)
+            record = await session.runner.run(job)
         except asyncio.CancelledError:
             state.skipped += 1
             return None  # cancelled after the grace period: not recorded, resumable
         finally:
-            state.in_flight.discard(task)
+            if task is not None:
+                state.in_flight.discard(task)
     return record_finished(state, record)
 
 
@@ -132,10 +151,11 @@ def record_finished(state: RunState, record: dict[str, Any]) -> dict[str, Any] |
     if state.io_error is not None:
         state.skipped += 1
         return None
+    writer = session_of(state).writer
     try:
-        record = state.writer.write(record)
+        record = writer.write(record)
     except OSError as err:
-        state.io_error = f"{state.writer.path}: cannot write results: {err.strerror or err}"
+        state.io_error = f"{writer.path}: cannot write results: {err.strerror or err}"
         state.skipped += 1
         if state.stop_requested is None:
             state.stop_requested = time.monotonic()
@@ -156,10 +176,10 @@ def record_finished(state: RunState, record: dict[str, Any]) -> dict[str, Any] |
 async def run_batch(label: str, token: str, index: int) -> dict[str, Any]:
     """Run a batch of cases concurrently; publish a table of them as an artifact."""
     state = RUNS[token]
-    jobs = state.batches[index]
-    if state.runner.batching(jobs):  # provider_batching: one call answers the whole batch
-        async with state.semaphore:
-            await state.runner.prefetch(jobs)
+    session, jobs = session_of(state), state.batches[index]
+    if session.runner.batching(jobs):  # provider_batching: one call answers the whole batch
+        async with session.semaphore:
+            await session.runner.prefetch(jobs)
     records = [r for r in await asyncio.gather(*(_run_one(state, j) for j in jobs)) if r]
     await acreate_table_artifact(key=slug(f"agentv-batch-{label}"), table=batch_table(records),
                                  description=f"Cases of batch {label}")
@@ -173,9 +193,9 @@ async def run_batch(label: str, token: str, index: int) -> dict[str, Any]:
 async def summarize_stage(token: str, wall_s: float) -> dict[str, Any]:
     """Parquet (+ JUnit) from the results file, the pandas summary, the quality gates,
     the run's artifacts."""
-    state = RUNS[token]
-    return await publish_results(state.writer.path, state.plan.options, wall_s,
-                                 run_info(state.plan))
+    session = session_of(RUNS[token])
+    return await publish_results(session.writer.path, session.plan.options, wall_s,
+                                 run_info(session.plan))
 
 
 def _pending(plan: Plan, state: RunState) -> list[Job]:
@@ -186,20 +206,23 @@ INTERRUPT_GRACE_S = 3.0
 
 
 def _prepare(state: RunState) -> list[Job]:
-    """Open the writer, build the runner and the semaphores; return the jobs still to run."""
-    plan = state.plan
+    """Open the writer, build the runner and the semaphores (the run's session); return the
+    jobs still to run."""
+    plan, runtimes = state.plan, state.runtimes
+    if plan is None or runtimes is None:
+        raise RuntimeError("the run was prepared before its plan and preflight")
     out = plan.options.out or str(default_results_path(plan.options.output_format))
     if state.writer is None:
         state.writer = ResultWriter(out, plan.options.output_format, append=state.append)
     state.writer.begin()
-    state.runner = CaseRunner(state.runtimes, RunOptions(
+    runner = CaseRunner(runtimes, RunOptions(
         include_trace=plan.options.include_trace, dump_prompts=plan.options.dump_prompts,
         dump_traces=plan.options.dump_traces))
-    state.semaphore = asyncio.Semaphore(plan.workers)
-    jobs = _pending(plan, state)
     caps = file_worker_caps([s.path for s in plan.suites], plan.workers)
-    state.file_caps = {f: asyncio.Semaphore(n) for f, n in caps.items()}
-    return jobs
+    state.session = RunSession(plan, runtimes, state.writer, runner,
+                               asyncio.Semaphore(plan.workers),
+                               {f: asyncio.Semaphore(n) for f, n in caps.items()})
+    return _pending(plan, state)
 
 
 async def _interrupt_watchdog(state: RunState) -> None:
@@ -213,9 +236,10 @@ async def _interrupt_watchdog(state: RunState) -> None:
 
 
 async def _run_all(state: RunState, token: str, jobs: list[Job]) -> None:
+    session = session_of(state)
     size = batch_size(len(jobs))
-    gate = asyncio.Semaphore(math.ceil(2 * state.plan.workers / size) + 1)
-    batching = frozenset(name for name, rt in state.runtimes.items() if rt.batch)
+    gate = asyncio.Semaphore(math.ceil(2 * session.plan.workers / size) + 1)
+    batching = frozenset(name for name, rt in session.runtimes.items() if rt.batch)
     labelled = batches_of(jobs, size, batching)
     state.batches = [b for _, b in labelled]
 
@@ -228,14 +252,16 @@ async def _run_all(state: RunState, token: str, jobs: list[Job]) -> None:
 
     watchdog = asyncio.ensure_future(_interrupt_watchdog(state))
     try:
-        if state.plan.options.task_runner == "dask":
-            await run_on_task_runner(state.plan, asdict(state.plan.options), labelled,
-                                     lambda record: record_finished(state, record))
+        if session.plan.options.task_runner == "dask":
+            def finished(record: dict[str, Any]) -> None:
+                record_finished(state, record)
+            await run_on_task_runner(session.plan, asdict(session.plan.options), labelled,
+                                     finished)
         else:
             await asyncio.gather(*(gated(label, i) for i, (label, _) in enumerate(labelled)))
     finally:
         watchdog.cancel()
-        await close_runtimes(state.runtimes)
+        await close_runtimes(session.runtimes)
 
 
 @json_flow(name="agentv-eval", log_prints=False, validate_parameters=False)
@@ -274,7 +300,8 @@ async def _eval(state: RunState, token: str, options: dict[str, Any], started: f
     summary = await summarize_stage(token, wall)
     from prefect.runtime import flow_run
     state.outcome = {
-        "summary": summary, "results": str(state.writer.path), "errors": state.errors,
+        "summary": summary, "results": str(session_of(state).writer.path),
+        "errors": state.errors,
         "warnings": state.warnings, "wall_s": wall, "flow_run_id": str(flow_run.id),
         "flow_run_url": _ui_url(), "interrupted": state.stop_requested is not None,
         "not_run": state.skipped, "signal": state.stop_signal, "io_error": state.io_error,
