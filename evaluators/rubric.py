@@ -132,7 +132,9 @@ def grade_checklist(items: list[RubricItem], checks: dict[str, dict[str, Any]]):
 
 
 def grade_ranges(items: list[RubricItem], checks: dict[str, dict[str, Any]]):
-    hits, misses, total, weighted, failed_required = [], [], 0.0, 0.0, False
+    hits: list[str] = []
+    misses: list[str] = []
+    total, weighted, failed_required = 0.0, 0.0, False
     raw_scores: dict[str, int | None] = {}
     for item in items:
         raw = _raw_score(checks.get(item.id))

@@ -108,6 +108,7 @@ def _resume(opts: EvalOptions, log):
         return None
     from pathlib import Path
     from tasks.resume import load_finished
+    assert opts.out is not None  # open_results named the file
     path = Path(opts.out)
     finished = load_finished(path, opts.output_format)
     log(f"agentv: resuming {path}: {len(finished.keys)} case(s) already recorded"

@@ -9,7 +9,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from providers.base import BaseProvider, ConfigError, Target
+from providers.base import BaseProvider, ConfigError, Provider, Target
 from providers.registry import build_provider
 from providers.retry import RetryingProvider, RetryPolicy
 from tasks.plan import Plan
@@ -28,7 +28,7 @@ def _policy(target: Target, provider: BaseProvider, max_retries: int | None) -> 
                                      timeouts_only=agent)
 
 
-def _wrap(provider: BaseProvider, plan: Plan) -> BaseProvider:
+def _wrap(provider: BaseProvider, plan: Plan) -> Provider:
     if not plan.options.cache:
         return provider
     from providers.cache import CachingProvider, ResponseCache  # lazy: only with --cache
