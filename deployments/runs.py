@@ -57,7 +57,7 @@ async def run_suites(opts: EvalOptions) -> dict[str, Any]:
     suites, targets, datasets = plan_labels(plan)
     named = eval_flow.with_options(flow_run_name=run_name(suites, targets))
     with tags(*run_tags(suites, targets, datasets)):
-        final = await named(options={**options, "paths": opts.paths},  # type: ignore[misc]
+        final = await named(options={**options, "paths": opts.paths},
                             token=token, return_state=True)
     if state.outcome is None:
         raise RuntimeError(f"the agentv-eval subflow ended {final.name}: {final.message}")

@@ -7,18 +7,22 @@ already (the eval options), so a JSON round trip does the same job without that 
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from typing import Any, Callable, ParamSpec, TypeVar
 
 from prefect.flows import Flow
 
+P = ParamSpec("P")
+R = TypeVar("R")
 
-class JsonParamsFlow(Flow):
+
+class JsonParamsFlow(Flow[P, R]):
     def serialize_parameters(self, parameters: dict[str, Any]) -> dict[str, Any]:
         return {k: json.loads(json.dumps(v, default=str)) for k, v in parameters.items()}
 
 
-def json_flow(**options: Any) -> Callable[[Callable[..., Any]], JsonParamsFlow]:
-    """Like ``prefect.flow(**options)``, producing a ``JsonParamsFlow``."""
-    def decorate(fn: Callable[..., Any]) -> JsonParamsFlow:
+def json_flow(**options: Any) -> Callable[[Callable[P, R]], JsonParamsFlow[P, R]]:
+    """Like ``prefect.flow(**options)``, producing a ``JsonParamsFlow`` that keeps the
+    function's signature and return type (an ``async def`` flow stays awaitable)."""
+    def decorate(fn: Callable[P, R]) -> JsonParamsFlow[P, R]:
         return JsonParamsFlow(fn=fn, **options)
     return decorate
