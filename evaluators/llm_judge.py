@@ -10,6 +10,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from pydantic import AliasChoices, Field
+
 from evaluators.base import EvalContext, Evaluator, EvaluatorResult, clamp01
 from evaluators.jsonutil import first_json_object
 from evaluators.judge_call import ask_judge, broken_reply, judged
@@ -101,7 +103,9 @@ def judge_inputs(ctx: EvalContext) -> dict[str, str]:
 
 class LlmJudge(Evaluator):
     kind = "llm_judge"
-    prompt: str | None = None
+    # inline text or a template file; ``promptPath`` / ``prompt_path`` are AgentV's spellings
+    prompt: str | None = Field(default=None,
+                               validation_alias=AliasChoices("prompt", "promptPath", "prompt_path"))
     target: str | None = None  # optional judge target override
 
     async def evaluate(self, ctx: EvalContext) -> EvaluatorResult:

@@ -5,6 +5,8 @@ values raise ``ConfigError`` naming file:line and field.
 """
 from __future__ import annotations
 
+import shlex
+from pathlib import Path
 from typing import Any, Callable
 
 from pydantic import ValidationError
@@ -83,16 +85,51 @@ def build_evaluator(config: dict[str, Any], *, base_dir: str = ".", where: str =
         evaluator = cls.model_validate({**config, "base_dir": base_dir},
                                        context={"where": where, "warn": warn})
     except ValidationError as err:
+        from providers.base_settings import describe_error
         first = err.errors()[0]
         field = ".".join(str(p) for p in first.get("loc", ())) or None
-        message = str(first.get("msg", "")).removeprefix("Value error, ")
-        raise ConfigError(f"{message} (evaluator '{config.get('name') or kind}')",
+        raise ConfigError(f"{describe_error(first)} (evaluator '{config.get('name') or kind}')",
                           where, field) from None
+    check_references(evaluator, where)
     extras = sorted((evaluator.model_extra or {}).keys())
     if extras and warn and not getattr(cls, "extra_keys_are_config", False):
         warn(f"{where}: unknown key(s) {', '.join(extras)} in evaluator "
              f"'{config.get('name') or kind}' (ignored)")
     return evaluator
+
+
+SCRIPT_SUFFIXES = (".py", ".ts", ".js", ".mjs", ".cjs", ".sh", ".rb", ".ps1", ".pl")
+
+
+def check_references(evaluator: Evaluator, where: str) -> None:
+    """Files an evaluator will read exist before the first case: a judge ``prompt`` file,
+    a code judge's ``cwd`` and the script files named in ``script``."""
+    base = Path(evaluator.base_dir)
+    prompt = getattr(evaluator, "prompt", None)
+    if isinstance(prompt, str):
+        from evaluators.llm_judge import load_prompt
+        try:
+            load_prompt(prompt, evaluator.base_dir)
+        except FileNotFoundError as err:
+            raise ConfigError(str(err).replace("judge prompt file not found",
+                                               "prompt file not found"), where, "prompt") from None
+        except (OSError, UnicodeDecodeError) as err:
+            raise ConfigError(f"cannot read prompt file: {err}", where, "prompt") from None
+    script = getattr(evaluator, "script", None)
+    if script is None:
+        return
+    cwd_setting = getattr(evaluator, "cwd", None)
+    cwd = base / cwd_setting if isinstance(cwd_setting, str) else base
+    if not cwd.is_dir():
+        raise ConfigError(f"directory not found: {cwd.resolve()}", where, "cwd")
+    try:
+        tokens = script if isinstance(script, list) else shlex.split(str(script))
+    except ValueError as err:
+        raise ConfigError(f"cannot split the command ({err})", where, "script") from None
+    for token in map(str, tokens):
+        if token.endswith(SCRIPT_SUFFIXES) and not (cwd / token).is_file():
+            raise ConfigError(f"script file not found: {(cwd / token).resolve()}", where,
+                              "script")
 
 
 def build_evaluators(configs: list[Any], *, base_dir: str, where: str,

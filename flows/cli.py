@@ -91,7 +91,9 @@ def eval_command(
         help="Concurrent cases, 1-50, or auto (default: the target's workers setting, else 1)."),
     out: Optional[str] = typer.Option(None, metavar="FILE",
         help="Results file (default .agentv/results/)."),
-    output_format: str = typer.Option("jsonl", metavar="jsonl|yaml", help="jsonl or yaml."),
+    output_format: Optional[str] = typer.Option(
+        None, "--output-format", "--format", metavar="jsonl|yaml",
+        help="jsonl or yaml (default: from --out's extension, else jsonl)."),
     dry_run: bool = typer.Option(False, help="Use the mock for target and judge; no network."),
     dry_run_delay: Optional[float] = typer.Option(None, metavar="MS", help="Mock delay in ms."),
     dry_run_delay_min: Optional[float] = typer.Option(None, metavar="MS",
@@ -126,6 +128,10 @@ def eval_command(
     fail_on_error: bool = typer.Option(
         False, help="Quality gate: exit 1 when any case or evaluator errored. Also "
         "execution.fail_on_error."),
+    agent_timeout: Optional[float] = typer.Option(
+        None, metavar="SECONDS",
+        help="Seconds an agent target (cli, codex, vscode) may take per case."),
+    strict: bool = typer.Option(False, help="Treat warnings (unknown keys, ...) as errors."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log provider calls, tracebacks."),
 ) -> None:
     """Run eval suites and write one scored record per case.
@@ -142,7 +148,7 @@ def eval_command(
                        trials=trials, max_retries=max_retries, resume=resume, junit=junit,
                        task_runner=task_runner, dask_address=dask_address, shard=shard,
                        fail_under=fail_under, min_pass_rate=min_pass_rate,
-                       fail_on_error=fail_on_error)
+                       fail_on_error=fail_on_error, agent_timeout=agent_timeout, strict=strict)
     try:
         code = run_from_cli(opts)
     except ConfigError as err:
@@ -151,20 +157,37 @@ def eval_command(
 
 
 @app.command("validate")
-def validate_command(paths: List[str] = typer.Argument(..., help="Files or directories.")) -> None:
-    """Check eval, targets and config files (detected by $schema)."""
+def validate_command(
+    paths: List[str] = typer.Argument(..., help="Files or directories."),
+    strict: bool = typer.Option(False, help="Treat warnings (unknown keys, ...) as errors."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Tracebacks on errors."),
+) -> None:
+    """Run the checks `agentv eval` runs before its first case, calling no target."""
     from tasks.validate import validate_paths
     try:
-        report = validate_paths(paths)
+        report = validate_paths(paths, strict=strict)
     except ConfigError as err:
-        fail(err)
+        fail(err, verbose)
     for w in report.warnings:
         typer.echo(f"warning: {w}", err=True)
     for e in report.errors:
         typer.echo(f"error: {e}", err=True)
     typer.echo(f"{len(report.checked)} file(s) valid, {len(report.errors)} invalid, "
                f"{len(report.warnings)} warning(s)")
-    raise typer.Exit(1 if report.errors else 0)
+    raise typer.Exit(2 if report.errors else 0)
+
+
+@app.command("schema")
+def schema_command(
+    out_dir: str = typer.Argument(".agentv/schemas", help="Directory for the schema files."),
+) -> None:
+    """Write JSON Schemas for eval, targets and config files (editor autocompletion)."""
+    from tasks.schema import write_schemas
+    try:
+        for path in write_schemas(out_dir):
+            typer.echo(str(path))
+    except ConfigError as err:
+        fail(err)
 
 
 @app.command("compare")

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from dataclasses import asdict
 from typing import Any, Callable
 
-from tasks.plan import EvalOptions, build_plan
+from tasks.plan import EvalOptions, build_plan, check_options
 from tasks.runtime import build_runtimes
 
 
@@ -33,6 +33,7 @@ def run_eval(opts: EvalOptions, *, on_record: Callable[[dict], None] | None = No
     options_gates(opts)  # a bad --fail-under is a configuration error, before anything runs
     quiet_prefect_console(opts.verbose)
     preload_if_api_ready()  # a server answers: import Prefect while the files are validated
+    check_options(opts)  # flags and output paths first: nothing is opened for a bad flag
     writer = open_results(opts)
     try:
         finished = _resume(opts, log)

@@ -132,6 +132,13 @@ class Target:
     where: str = ""  # file:line of the target entry
     base_dir: str = "."  # directory of the targets file (for relative paths)
     secrets: list[str] = field(default_factory=list)
+    config: Any = None  # the provider's validated settings model (providers.base_settings)
+
+    def secret_values(self) -> list[str]:
+        """Every value of this target that must never be written: the secret-marked fields
+        of its settings model and the secret-looking values found while resolving it."""
+        from providers.base_settings import secret_values
+        return sorted(set(self.secrets) | set(secret_values(self.config)))
 
     def setting(self, *names: str, default: Any = None) -> Any:
         """First present setting among snake_case/camelCase aliases."""

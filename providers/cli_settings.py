@@ -19,9 +19,13 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
 from providers.base import ConfigError, Target
+from providers.base_settings import Float, ProviderSettings, setting_field
+from providers.base_settings import seconds as base_seconds
 from providers.process import ProcessTimeout, run_process_sync
 from providers.secrets import tail
 from providers.template import CommandTemplate, FileFormat
@@ -214,3 +218,71 @@ def _probe_command(check: Healthcheck, cwd: str | None, env: dict[str, str], tar
         detail = tail(result.stderr.strip() or result.stdout.strip(), 500)
         raise ConfigError(f"{label}: command exited with code {result.returncode}"
                           + (f": {detail}" if detail else ""), target.where, "healthcheck")
+
+
+# ------------------------------------------------------------------ typed settings model
+def _template(value: Any, name: str, required: bool = True) -> Any:
+    """A command template is parsed once here, so ``{NOPE}`` and unbalanced quotes are
+    configuration errors before any case runs."""
+    if value is None and not required:
+        return None
+    try:
+        CommandTemplate(value, "", name)
+    except ConfigError as err:
+        raise ValueError(err.message) from None
+    return value
+
+
+def _file_format(value: Any, name: str) -> Any:
+    try:
+        FileFormat.parse(value, "", name)
+    except ConfigError as err:
+        raise ValueError(err.message) from None
+    return value
+
+
+class HealthcheckSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, allow_inf_nan=False)
+    type: Literal["http", "command"]
+    url: str | None = None
+    command_template: str | None = setting_field("command_template", "commandTemplate")
+    cwd: str | None = None
+    timeout_seconds: Float | None = base_seconds("timeout_seconds", "timeoutSeconds")
+
+    @model_validator(mode="after")
+    def _complete(self) -> "HealthcheckSettings":
+        if self.type == "http" and not (self.url or "").startswith(("http://", "https://")):
+            raise ValueError("an http healthcheck needs an http(s) url")
+        if self.type == "command":
+            _template(self.command_template, "healthcheck.command_template")
+        return self
+
+
+class CliSettings(ProviderSettings):
+    """``provider: cli`` settings (see the module docstring)."""
+
+    command_template: str = setting_field("command_template", "commandTemplate", default=...,
+                                    description="argv template with {PROMPT}, {FILES}, ...")
+    batch_command_template: str | None = setting_field("batch_command_template",
+                                                 "batchCommandTemplate")
+    files_format: str | None = setting_field("files_format", "filesFormat")
+    attachments_format: str | None = setting_field("attachments_format", "attachmentsFormat")
+    cwd: str | None = setting_field("cwd", description="relative to the targets file")
+    env: dict[str, str | int | float] | None = setting_field(
+        "env", description="NAME: ENV_VAR_NAME (or a literal value)")
+    timeout_seconds: Float | None = base_seconds("timeout_seconds", "timeoutSeconds")
+    batch_timeout_seconds: Float | None = base_seconds("batch_timeout_seconds",
+                                                       "batchTimeoutSeconds")
+    output_format: Literal["auto", "json", "text"] = setting_field("output_format", "outputFormat",
+                                                             default="auto")
+    healthcheck: HealthcheckSettings | None = setting_field("healthcheck")
+
+    @field_validator("command_template", "batch_command_template")
+    @classmethod
+    def _templates(cls, value: Any, info) -> Any:
+        return _template(value, info.field_name, info.field_name == "command_template")
+
+    @field_validator("files_format", "attachments_format")
+    @classmethod
+    def _formats(cls, value: Any, info) -> Any:
+        return value if value is None else _file_format(value, info.field_name)

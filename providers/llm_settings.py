@@ -14,10 +14,13 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, ClassVar, Mapping
 from urllib.parse import urlparse
 
+from pydantic import field_validator
+
 from providers.base import ConfigError, Target
+from providers.base_settings import Float, Int, ProviderSettings, seconds, setting_field
 
 DEFAULT_TIMEOUT_S = 120.0
 AZURE_DEFAULT_VERSION = "2024-12-01-preview"
@@ -117,6 +120,10 @@ def _number(target: Target, name: str, value: Any, *, integer: bool = False,
     return number
 
 
+def _whole(value: float | int | None) -> int | None:
+    return None if value is None else int(value)
+
+
 def check_url(target: Target, value: Any, name: str = "base_url") -> str:
     parsed = urlparse(value) if isinstance(value, str) else None
     if parsed is None or parsed.scheme not in ("http", "https") or not parsed.hostname:
@@ -173,9 +180,87 @@ def resolve(target: Target, kind: str, env: Mapping[str, str] | None = None) -> 
         api_base=check_url(target, base) if base is not None else None,
         api_version=_api_version(kind, settings, env),
         temperature=_number(target, "temperature", setting(settings, "temperature")),
-        max_tokens=_number(target, "max_output_tokens", setting(settings, "max_output_tokens"),
-                           integer=True, positive=True),
+        max_tokens=_whole(_number(target, "max_output_tokens",
+                                  setting(settings, "max_output_tokens"), integer=True,
+                                  positive=True)),
         timeout_s=_number(target, "timeout_seconds", setting(settings, "timeout_seconds"),
                           positive=True) or DEFAULT_TIMEOUT_S,
         extra=_extra(kind, settings),
     )
+
+
+# ------------------------------------------------------------------ typed settings models
+
+class LLMSettings(ProviderSettings):
+    """Settings of the LLM targets (azure, anthropic, gemini, openai, litellm)."""
+
+    kind: ClassVar[str] = "litellm"
+    model: str | None = setting_field(*ALIASES["model"], description="Model or deployment name")
+    api_key: str | None = setting_field(*ALIASES["api_key"], secret=True, description="API key")
+    base_url: str | None = setting_field(*ALIASES["base_url"], description="http(s) endpoint")
+    version: str | None = setting_field(*ALIASES["version"], description="API version (azure)")
+    temperature: Float | None = setting_field("temperature", ge=0, le=2)
+    max_output_tokens: Int | None = setting_field(*ALIASES["max_output_tokens"], ge=1)
+    timeout_seconds: Float | None = seconds(*ALIASES["timeout_seconds"])
+    top_p: Float | None = setting_field("top_p", "topP", ge=0, le=1)
+    stop: str | list[str] | None = setting_field("stop")
+    seed: Int | None = setting_field("seed")
+    presence_penalty: Float | None = setting_field("presence_penalty", "presencePenalty", ge=-2,
+                                                   le=2)
+    frequency_penalty: Float | None = setting_field("frequency_penalty", "frequencyPenalty", ge=-2,
+                                              le=2)
+    reasoning_effort: str | None = setting_field("reasoning_effort", "reasoningEffort")
+    extra_headers: dict[str, str] | None = setting_field("extra_headers", "extraHeaders",
+                                                         secret=True)
+
+    @field_validator("base_url")
+    @classmethod
+    def _url(cls, value: str | None) -> str | None:
+        parsed = urlparse(value) if isinstance(value, str) else None
+        if value is not None and (parsed is None or parsed.scheme not in ("http", "https")
+                                  or not parsed.hostname):
+            raise ValueError("not a URL (expected http(s)://host[:port][/path])")
+        return value
+
+    @field_validator("model", "version", mode="before")
+    @classmethod
+    def _text(cls, value: Any) -> Any:
+        return str(value) if isinstance(value, (int, float)) and not isinstance(value, bool) \
+            else value
+
+    def missing_env(self, env: Mapping[str, str]) -> list[str]:
+        spec = SPECS[self.kind]
+        missing = []
+        if self.base_url is None and spec.base_required and not env.get(spec.base_env or ""):
+            missing.append(spec.base_env or "endpoint")
+        key_optional = not spec.key_required or (self.kind == "openai"
+                                                 and self.base_url is not None)
+        if self.api_key is None and not key_optional and not env.get(spec.key_env or ""):
+            missing.append(spec.key_env or "api_key")
+        if (self.model is None and spec.default_model is None
+                and not env.get(spec.model_env or "")):
+            missing.append(spec.model_env or "model")
+        return missing
+
+
+class AzureSettings(LLMSettings):
+    kind: ClassVar[str] = "azure"
+
+
+class AnthropicSettings(LLMSettings):
+    kind: ClassVar[str] = "anthropic"
+
+
+class GeminiSettings(LLMSettings):
+    kind: ClassVar[str] = "gemini"
+
+
+class OpenAISettings(LLMSettings):
+    kind: ClassVar[str] = "openai"
+
+
+class LiteLLMSettings(LLMSettings):
+    """Every other key goes to litellm unchanged."""
+
+    kind: ClassVar[str] = "litellm"
+    extras_pass_through: ClassVar[bool] = True

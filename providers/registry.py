@@ -1,40 +1,59 @@
-"""Provider kinds → implementing class, imported lazily (litellm only when used)."""
+"""Provider kinds → implementing class and settings model, imported lazily (litellm only
+when a target is built). Adding a provider: one file (provider + its ``ProviderSettings``
+subclass) and one line in ``REGISTRY``."""
 from __future__ import annotations
 
 from providers.base import BaseProvider, ConfigError, Target
+from providers.base_settings import ProviderSettings
 from providers.lazyload import load_symbol
 
-# kind -> "module:Class". Aliases point at the same class.
-PROVIDERS: dict[str, str] = {
-    "mock": "providers.mock:MockProvider",
-    "azure": "providers.llm:AzureProvider",
-    "azure-openai": "providers.llm:AzureProvider",
-    "anthropic": "providers.llm:AnthropicProvider",
-    "gemini": "providers.llm:GeminiProvider",
-    "google": "providers.llm:GeminiProvider",
-    "openai": "providers.openai_http:OpenAIHTTPProvider",
-    "litellm": "providers.llm:LiteLLMProvider",
-    "cli": "providers.cli:CliProvider",
-    "codex": "providers.codex:CodexProvider",
-    "vscode": "providers.vscode:VSCodeProvider",
-    "vscode-copilot": "providers.vscode:VSCodeProvider",
-    "vscode-insiders": "providers.vscode:VSCodeProvider",
+_LLM = "providers.llm_settings"
+# kind -> ("module:ProviderClass", "module:SettingsModel"). Aliases share both.
+REGISTRY: dict[str, tuple[str, str]] = {
+    "mock": ("providers.mock:MockProvider", "providers.mock_settings:MockSettings"),
+    "azure": ("providers.llm:AzureProvider", f"{_LLM}:AzureSettings"),
+    "azure-openai": ("providers.llm:AzureProvider", f"{_LLM}:AzureSettings"),
+    "anthropic": ("providers.llm:AnthropicProvider", f"{_LLM}:AnthropicSettings"),
+    "gemini": ("providers.llm:GeminiProvider", f"{_LLM}:GeminiSettings"),
+    "google": ("providers.llm:GeminiProvider", f"{_LLM}:GeminiSettings"),
+    "openai": ("providers.openai_http:OpenAIHTTPProvider", f"{_LLM}:OpenAISettings"),
+    "litellm": ("providers.llm:LiteLLMProvider", f"{_LLM}:LiteLLMSettings"),
+    "cli": ("providers.cli:CliProvider", "providers.cli_settings:CliSettings"),
+    "codex": ("providers.codex:CodexProvider", "providers.codex_settings:CodexSettings"),
+    "vscode": ("providers.vscode:VSCodeProvider", "providers.vscode_settings:VSCodeSettings"),
+    "vscode-copilot": ("providers.vscode:VSCodeProvider",
+                       "providers.vscode_settings:VSCodeSettings"),
+    "vscode-insiders": ("providers.vscode:VSCodeProvider",
+                        "providers.vscode_settings:VSCodeSettings"),
 }
+PROVIDERS: dict[str, str] = {kind: spec[0] for kind, spec in REGISTRY.items()}
 
 
 def known_kinds() -> list[str]:
-    return sorted(PROVIDERS)
+    return sorted(REGISTRY)
+
+
+def _unknown(kind: str, where: str) -> ConfigError:
+    return ConfigError(f"unknown provider '{kind}' (known: {', '.join(known_kinds())})",
+                       where, "provider")
 
 
 def provider_class(kind: str, where: str = "") -> type[BaseProvider]:
-    spec = PROVIDERS.get(kind)
+    spec = REGISTRY.get(kind)
     if spec is None:
-        raise ConfigError(f"unknown provider '{kind}' (known: {', '.join(known_kinds())})",
-                          where, "provider")
+        raise _unknown(kind, where)
     try:
-        return load_symbol(spec)
+        return load_symbol(spec[0])
     except (ImportError, AttributeError):
         raise ConfigError(f"provider '{kind}' is not available yet", where, "provider") from None
+
+
+def settings_model(kind: str, where: str = "") -> type[ProviderSettings]:
+    """The typed settings of a provider kind (no heavy imports)."""
+    spec = REGISTRY.get(kind)
+    if spec is None:
+        raise _unknown(kind, where)
+    return load_symbol(spec[1])
 
 
 def build_provider(target: Target) -> BaseProvider:

@@ -5,7 +5,6 @@ duplicate ids and missing referenced files are ``ConfigError``s naming file:line
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -15,9 +14,9 @@ from evaluators.registry import build_evaluators
 from providers.errors import ConfigError
 from tasks.gates import Gates, parse_gates
 from tasks.messages import Message, guideline_patterns, parse_messages
+from tasks.jsonl import EVAL_SCHEMA, load_jsonl
 from tasks.yamlsrc import LineDict, LineList, load_yaml_file
 
-EVAL_SCHEMA = "agentv-eval-v2"
 FILE_KEYS = {"$schema", "description", "dataset", "target", "execution", "evalcases", "trials",
              "metadata", "evaluator", "evaluators"}
 CASE_KEYS = {"id", "expected_outcome", "outcome", "input_messages", "input", "expected_messages",
@@ -25,6 +24,7 @@ CASE_KEYS = {"id", "expected_outcome", "outcome", "input_messages", "input", "ex
              "description", "metadata", "trials", "note"}
 EXECUTION_KEYS = {"target", "evaluators", "trials", "fail_under", "min_pass_rate",
                   "fail_on_error"}
+MAX_TRIALS = 1000
 
 
 @dataclass
@@ -86,10 +86,32 @@ def _trials(obj: dict, path: str) -> int | None:
     value = obj.get("trials")
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_TRIALS:
         line = obj.line_of("trials") if isinstance(obj, LineDict) else 0
-        raise ConfigError(f"must be a whole number >= 1, got {value!r}", f"{path}:{line}",
-                          "trials")
+        raise ConfigError(f"must be a whole number from 1 to {MAX_TRIALS}, got {value!r}",
+                          f"{path}:{line}", "trials")
+    return value
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _line_of(items: list, index: int) -> int:
+    return items.line_of(index) if isinstance(items, LineList) else 0
+
+
+def _target(obj: dict, path: str) -> str | None:
+    """``target`` / ``execution.target``: a target name (a string), or absent."""
+    value = obj.get("target")
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        line = obj.line_of("target") if isinstance(obj, LineDict) else 0
+        shown = ("a list" if isinstance(value, list) else "a mapping" if isinstance(value, dict)
+                 else repr(value))
+        raise ConfigError(f"must be a target name (a string), got {shown}", f"{path}:{line}",
+                          "target")
     return value
 
 
@@ -163,7 +185,7 @@ def parse_case(raw: Any, path: str, line: int, suite: EvalSuite, defaults: list[
     if rubrics and not any(e.type == "rubric" for e in evaluators):
         evaluators = _with_rubrics(rubrics, evaluators, defaults, str(base),
                                    f"{path}:{line_of('rubrics')}", warn)
-    target = execution.get("target")
+    target = _target(execution, path)
     return EvalCase(
         id=str(case_id), file=path, line=line, dataset=suite.dataset,
         expected_outcome=_str_field(raw, "expected_outcome" if "expected_outcome" in raw
@@ -172,9 +194,9 @@ def parse_case(raw: Any, path: str, line: int, suite: EvalSuite, defaults: list[
         expected_messages=parse_messages(raw.get(expected_key), base, path,
                                          line_of(expected_key), expected_key, patterns),
         conversation_id=_str_field(raw, "conversation_id", path) or None,
-        target=str(target) if target else None, evaluators=evaluators, rubrics=list(rubrics),
+        target=target, evaluators=evaluators, rubrics=list(rubrics),
         trials=_trials(raw, path) or _trials(execution, path),
-        metadata=raw.get("metadata") if isinstance(raw.get("metadata"), dict) else {},
+        metadata=_mapping(raw.get("metadata")),
     )
 
 
@@ -183,30 +205,31 @@ def load_suite(path: str | Path, warn: Callable[[str], None] | None = None) -> E
     warnings: list[str] = []
     emit = warn or warnings.append
     if p.suffix == ".jsonl":
-        data, lines = _load_jsonl(p)
+        data, lines = load_jsonl(p)
     else:
         data = load_yaml_file(p)
         lines = None
     spath = str(p)
+    # file-level keys: the JSONL sidecar, if any
+    fpath = (data.source if isinstance(data, LineDict) else None) or spath
     if not isinstance(data, dict):
-        raise ConfigError("an eval file must be a mapping with 'evalcases'", spath)
+        raise ConfigError("an eval file must be a mapping with 'evalcases'", f"{spath}:1")
     suite = EvalSuite(path=spath, has_schema=data.get("$schema") == EVAL_SCHEMA,
                       warnings=warnings)
     if "$schema" in data and data["$schema"] != EVAL_SCHEMA:
         raise ConfigError(f"unexpected $schema {data['$schema']!r} for an eval file "
-                          f"(expected {EVAL_SCHEMA})", f"{spath}:{data.line_of('$schema')}",
+                          f"(expected {EVAL_SCHEMA})", f"{fpath}:{data.line_of('$schema')}",
                           "$schema")
-    _warn_unknown(data, FILE_KEYS, spath, "eval file", emit)
-    suite.description = _str_field(data, "description", spath)
-    suite.dataset = _str_field(data, "dataset", spath) or p.stem.removesuffix(".test")
-    execution = _execution(data, spath, emit)
-    target = execution.get("target") or data.get("target")
-    suite.target = str(target) if target else None
-    suite.trials = _trials(data, spath) or _trials(execution, spath)
-    suite.gates = parse_gates(execution, spath, getattr(execution, "line_of", lambda _k: None))
-    defaults = (_evaluator_list(execution, "evaluators", spath, str(p.parent), emit)
-                or _evaluator_list(data, "evaluators", spath, str(p.parent), emit)
-                or _evaluator_list(data, "evaluator", spath, str(p.parent), emit)
+    _warn_unknown(data, FILE_KEYS, fpath, "eval file", emit)
+    suite.description = _str_field(data, "description", fpath)
+    suite.dataset = _str_field(data, "dataset", fpath) or p.stem.removesuffix(".test")
+    execution = _execution(data, fpath, emit)
+    suite.target = _target(execution, fpath) or _target(data, fpath)
+    suite.trials = _trials(data, fpath) or _trials(execution, fpath)
+    suite.gates = parse_gates(execution, fpath, getattr(execution, "line_of", lambda _k: None))
+    defaults = (_evaluator_list(execution, "evaluators", fpath, str(p.parent), emit)
+                or _evaluator_list(data, "evaluators", fpath, str(p.parent), emit)
+                or _evaluator_list(data, "evaluator", fpath, str(p.parent), emit)
                 or default_evaluators(str(p.parent)))
     raw_cases = data.get("evalcases")
     if not isinstance(raw_cases, list):
@@ -215,7 +238,7 @@ def load_suite(path: str | Path, warn: Callable[[str], None] | None = None) -> E
                           else "required field missing", f"{spath}:{line}", "evalcases")
     seen: dict[str, int] = {}
     for i, raw in enumerate(raw_cases):
-        line = lines[i] if lines else raw_cases.line_of(i)
+        line = lines[i] if lines else _line_of(raw_cases, i)
         case = parse_case(raw, spath, line, suite, defaults, emit)
         if case.id in seen:
             raise ConfigError(f"duplicate eval case id '{case.id}' (first at line {seen[case.id]})",
@@ -223,44 +246,3 @@ def load_suite(path: str | Path, warn: Callable[[str], None] | None = None) -> E
         seen[case.id] = line
         suite.cases.append(case)
     return suite
-
-
-def _load_jsonl(p: Path) -> tuple[LineDict, list[int]]:
-    """A JSONL dataset plus its optional ``<name>.yaml`` sidecar, as one eval-file mapping."""
-    sidecar = next((s for s in (p.with_suffix(".yaml"), p.with_suffix(".yml")) if s.is_file()),
-                   None)
-    data = load_yaml_file(sidecar) if sidecar else LineDict()
-    if not isinstance(data, dict):
-        raise ConfigError("a JSONL sidecar must be a mapping", str(sidecar))
-    if not isinstance(data, LineDict):
-        data = LineDict(data)
-    cases, lines = LineList(), []
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as err:
-        raise ConfigError(f"cannot read file: {err}", str(p)) from None
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise ConfigError(f"invalid JSON: {err.msg}", f"{p}:{n}") from None
-        cases.append(_at_line(obj, n))
-        lines.append(n)
-    data["evalcases"] = cases
-    data.setdefault("$schema", EVAL_SCHEMA)
-    return data, lines
-
-
-def _at_line(obj: Any, n: int) -> Any:
-    """JSON values as LineDict/LineList whose every position is JSONL line ``n``."""
-    if isinstance(obj, dict):
-        out = LineDict({k: _at_line(v, n) for k, v in obj.items()})
-        out.line, out.key_lines = n, {k: n for k in obj}
-        return out
-    if isinstance(obj, list):
-        seq = LineList(_at_line(v, n) for v in obj)
-        seq.line, seq.item_lines = n, [n] * len(obj)
-        return seq
-    return obj

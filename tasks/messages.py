@@ -15,7 +15,7 @@ from typing import Any
 
 from providers.errors import ConfigError
 from tasks.discover import find_upward, repo_root, upward_dirs
-from tasks.yamlsrc import LineDict, LineList, load_yaml_file, where
+from tasks.yamlsrc import LineDict, LineList
 
 ROLES = ("system", "user", "assistant", "tool")
 DEFAULT_GUIDELINE_PATTERNS = ("**/*.instructions.md", "**/instructions/**", "**/*.prompt.md",
@@ -80,14 +80,16 @@ def _compiled(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
 
 
 def is_guideline(path: Path, patterns: tuple[str, ...]) -> bool:
+    """Patterns match the path relative to the file's repository root (else the current
+    directory) — never the absolute path, so a checkout under ``/home/me/prompts/`` does
+    not make every attached file a guideline."""
     resolved = path.resolve()
     root = repo_root(str(resolved.parent))
     try:
         rel = resolved.relative_to(root).as_posix()
     except ValueError:
-        rel = resolved.as_posix().lstrip("/")
-    return any(rx.match(rel) or rx.match(resolved.as_posix().lstrip("/"))
-               for rx in _compiled(patterns))
+        rel = resolved.name
+    return any(rx.match(rel) for rx in _compiled(patterns))
 
 
 @lru_cache(maxsize=128)
@@ -98,14 +100,11 @@ def guideline_patterns(eval_dir: str) -> tuple[str, ...]:
     candidates = [d / ".agentv.yaml"] if (d / ".agentv.yaml").is_file() else []
     found = find_upward(d, (".agentv/config.yaml", ".agentv/config.yml"))
     candidates += [found] if found else []
+    from tasks.config_file import load_config
     for path in candidates:
-        data = load_yaml_file(path)
-        if isinstance(data, dict) and data.get("guideline_patterns") is not None:
-            pats = data["guideline_patterns"]
-            if not isinstance(pats, list) or not all(isinstance(x, str) for x in pats):
-                raise ConfigError("must be a list of glob strings", where(path, data,
-                                  "guideline_patterns"), "guideline_patterns")
-            return tuple(pats)
+        config = load_config(path)
+        if config.guideline_patterns is not None:
+            return tuple(config.guideline_patterns)
     return DEFAULT_GUIDELINE_PATTERNS
 
 

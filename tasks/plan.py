@@ -7,20 +7,20 @@ from __future__ import annotations
 
 import fnmatch
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Callable
 
 from providers.base import ConfigError, Target
 from tasks.discover import expand_eval_paths, load_env_files
 from tasks.expand import Job
-from tasks.files import EvalSuite, load_suite
-from tasks.redact import (register, register_dotenv, register_environment,
-                          register_targets_file, secret_values)
+from tasks.files import MAX_TRIALS, EvalSuite, load_suite
+from tasks.outputs import check_outputs
+from tasks.redact import register_dotenv, register_environment
 from tasks.scale import check_task_runner, parse_shard, select_shard
-from tasks.write import check_format
-from tasks.targets import TargetsFile, discover_targets, load_targets, select_target_name
+from tasks.selection import TargetFiles, TargetResolver
+from tasks.targets import select_target_name
 
 MAX_WORKERS = 50
+MAX_DRY_RUN_DELAY_MS = 600_000.0
 
 
 @dataclass
@@ -30,7 +30,7 @@ class EvalOptions:
     target: str | None = None
     workers: int | None = None
     out: str | None = None
-    output_format: str = "jsonl"
+    output_format: str | None = None  # None: from --out's extension, else jsonl
     dry_run: bool = False
     dry_run_delay: float | None = None
     dry_run_delay_min: float | None = None
@@ -51,7 +51,14 @@ class EvalOptions:
     fail_under: float | None = None  # quality gates (tasks/gates.py)
     min_pass_rate: float | None = None
     fail_on_error: bool = False
+    agent_timeout: float | None = None  # seconds; overrides agent targets' timeout_seconds
+    strict: bool = False  # warnings (unknown keys, no $schema) are errors
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.output_format is None:  # from --out's extension, else jsonl
+            from tasks.outputs import implied_format
+            self.output_format = implied_format(self.out) or "jsonl"
 
 
 @dataclass
@@ -101,51 +108,6 @@ def cap_workers(workers: int, used: list[Target], warn: Callable[[str], None]) -
     return workers
 
 
-def _mock_target(name: str, opts: EvalOptions, base: Target | None) -> Target:
-    settings: dict[str, Any] = {}
-    if opts.dry_run_delay is not None:
-        settings["delayMs"] = opts.dry_run_delay
-    elif opts.dry_run_delay_min is not None or opts.dry_run_delay_max is not None:
-        lo = opts.dry_run_delay_min or 0.0
-        settings.update(delayMinMs=lo, delayMaxMs=opts.dry_run_delay_max or lo)
-    return Target(name=name, provider="mock", settings=settings,
-                  judge_target=base.judge_target if base else None,
-                  workers=base.workers if base else None,
-                  where=base.where if base else "--dry-run")
-
-
-def _load_targets_file(opts: EvalOptions, files: list[Path], warn: Callable[[str], None]):
-    path = discover_targets(opts.targets, files)
-    if path is None:
-        return None
-    tf = load_targets(path, warn)
-    register_targets_file(tf.entries.values())  # every target, used or not
-    if not tf.has_schema:
-        warn(f"{path}:1: no $schema (add the line '$schema: agentv-targets-v2')")
-    return tf
-
-
-def _resolve(name: str, tf: TargetsFile | None, opts: EvalOptions, where: str) -> Target:
-    if tf is None:
-        if opts.dry_run:
-            return _mock_target(name, opts, None)
-        raise ConfigError("no targets.yaml found (looked beside the eval file, upward to the "
-                          "repo root, and in the current directory; or pass --targets)", where,
-                          "target")
-    if name not in tf.entries:
-        raise ConfigError(f"unknown target '{name}' (known: {', '.join(tf.names()) or 'none'})",
-                          where, "target")
-    if opts.dry_run:
-        entry = tf.entries[name]
-        return _mock_target(name, opts, Target(name=name, provider="mock",
-                                               judge_target=entry.get("judge_target"),
-                                               workers=entry.get("workers"),
-                                               where=tf.where(name)))
-    target = tf.resolve(name)
-    register(secret_values([target]))
-    return target
-
-
 def _select_cases(suites: list[EvalSuite], opts: EvalOptions):
     for suite in suites:
         for case in suite.cases:
@@ -154,14 +116,39 @@ def _select_cases(suites: list[EvalSuite], opts: EvalOptions):
             yield suite, case
 
 
-def build_plan(opts: EvalOptions, warn: Callable[[str], None] | None = None) -> Plan:
-    """Raises ConfigError on the first problem; warnings go to ``warn`` as they are found."""
-    check_format(opts.output_format)
+def check_options(opts: EvalOptions) -> None:
+    """Flags alone (no file read): bounds, formats, output paths."""
+    check_outputs(opts)
     if opts.workers is not None:
         opts.workers = parse_workers(opts.workers)
-    if opts.trials is not None and (not isinstance(opts.trials, int) or opts.trials < 1):
-        raise ConfigError(f"must be a whole number >= 1, got {opts.trials!r}", None, "--trials")
+    trials = opts.trials
+    if trials is not None and (isinstance(trials, bool) or not isinstance(trials, int)
+                               or not 1 <= trials <= MAX_TRIALS):
+        raise ConfigError(f"must be a whole number from 1 to {MAX_TRIALS}, got {opts.trials!r}",
+                          None, "--trials")
+    for flag in ("dry_run_delay", "dry_run_delay_min", "dry_run_delay_max"):
+        _bounded(getattr(opts, flag), f"--{flag.replace('_', '-')}", MAX_DRY_RUN_DELAY_MS, "ms")
+    _bounded(opts.agent_timeout, "--agent-timeout", 7 * 24 * 3600.0, "seconds", positive=True)
+    if opts.max_retries is not None and not 0 <= opts.max_retries <= 100:
+        raise ConfigError(f"must be from 0 to 100, got {opts.max_retries}", None, "--max-retries")
     opts.task_runner = check_task_runner(opts.task_runner, opts.dask_address)
+
+
+def _bounded(value: float | None, flag: str, top: float, unit: str, positive: bool = False):
+    import math
+    if value is None:
+        return
+    low_ok = value > 0 if positive else value >= 0
+    if not math.isfinite(value) or not low_ok or value > top:
+        raise ConfigError(f"must be a finite number of {unit} from {'above ' if positive else ''}"
+                          f"0 to {top:g}, got {value!r}", None, flag)
+
+
+def build_plan(opts: EvalOptions, warn: Callable[[str], None] | None = None) -> Plan:
+    """The run's whole pre-case check (``agentv validate`` runs exactly this, as a dry run).
+
+    Raises ConfigError on the first problem; warnings go to ``warn`` as they are found."""
+    check_options(opts)
     shard = parse_shard(opts.shard)
     files = expand_eval_paths(opts.paths)
     register_dotenv(load_env_files(files))
@@ -170,27 +157,26 @@ def build_plan(opts: EvalOptions, warn: Callable[[str], None] | None = None) -> 
 
     def emit(message: str) -> None:
         warnings.append(message)
+        if opts.strict:
+            raise ConfigError(f"{message} (an error with --strict)")
         if warn:
             warn(message)
     suites = [load_suite(f, emit) for f in files]
     for s in suites:
         if not s.has_schema:
-            emit(f"{s.path}:1: no $schema (add the line '$schema: agentv-eval-v2')")
-    tf = _load_targets_file(opts, files, emit)
-    targets: dict[str, Target] = {}
-    judges: dict[str, str | None] = {}
+            emit(f"{s.path}:1: no $schema (inferred an eval file; add the line "
+                 "'$schema: agentv-eval-v2')")
+    files_of = TargetFiles(opts, emit)
+    resolver = TargetResolver(opts, emit)
     jobs: list[Job] = []
     for suite, case in _select_cases(suites, opts):
         name = select_target_name(opts.target, case.target, suite.target)
-        if name not in targets:
-            where = "--target" if opts.target and opts.target != "default" else case.where
-            targets[name] = _resolve(name, tf, opts, where)
-            judge = targets[name].judge_target
-            judges[name] = judge
-            if judge and judge not in targets:
-                targets[judge] = _resolve(judge, tf, opts, targets[name].where)
+        where = "--target" if opts.target and opts.target != "default" else case.where
+        resolver.use(name, files_of.for_suite(suite), where)
         trials = opts.trials or case.trials or suite.trials or 1
         jobs.extend(Job(case, name, t) for t in range(trials))
+    targets = resolver.resolve_all()
+    judges = {name: t.judge_target for name, t in targets.items()}
     jobs = select_shard(jobs, shard)
     if opts.eval_id and not jobs:
         raise ConfigError(f"no eval case matches --eval-id {opts.eval_id!r}", None, "--eval-id")
@@ -198,5 +184,6 @@ def build_plan(opts: EvalOptions, warn: Callable[[str], None] | None = None) -> 
     workers = opts.workers or (first.workers if first and first.workers else 1)
     workers = cap_workers(workers, [targets[n] for n in dict.fromkeys(j.target for j in jobs)],
                           emit)
+    used = [p for p, tf in files_of.files.items() if tf is not None]
     return Plan(opts, suites, targets, judges, jobs, workers,
-                str(tf.path) if tf else None, warnings)
+                str(used[0]) if used else None, warnings)

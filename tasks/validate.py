@@ -1,6 +1,11 @@
-"""``agentv validate``: check eval, targets and config files, detected by ``$schema``.
+"""``agentv validate``: exactly the checks a run performs before its first case.
 
-A YAML file without ``$schema`` is rejected with the line to add. No Prefect or litellm.
+Each eval file (YAML, or a JSONL dataset with its sidecar) goes through ``build_plan`` —
+the function ``agentv eval`` runs before anything else — as a dry run: loading, its own
+targets file, every target's settings model, referenced files and scripts, placeholders,
+judge targets. No target is called and neither Prefect nor litellm is imported. Targets
+and config files are checked with their own models. Without ``$schema`` the file type is
+inferred like AgentV 2.x (a warning, not an error).
 """
 from __future__ import annotations
 
@@ -8,14 +13,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from providers.errors import ConfigError
-from tasks.files import EVAL_SCHEMA, load_suite
-from tasks.targets import TARGETS_SCHEMA, load_targets
-from tasks.yamlsrc import LineDict, load_yaml_file
+from tasks.config_file import CONFIG_SCHEMA, load_config
+from tasks.discover import walk_files
+from tasks.files import EVAL_SCHEMA
+from tasks.targets import TARGET_NAMES, TARGETS_SCHEMA, load_targets
+from tasks.yamlsrc import load_yaml_file
 
-CONFIG_SCHEMA = "agentv-config-v2"
-CONFIG_KEYS = {"$schema", "guideline_patterns", "judge_target", "workers", "max_retries",
-               "maxRetries", "provider_batching"}
-YAML_SUFFIXES = (".yaml", ".yml")
+SUFFIXES = (".yaml", ".yml", ".jsonl")
+KINDS = {EVAL_SCHEMA: "eval", TARGETS_SCHEMA: "targets", CONFIG_SCHEMA: "config"}
 
 
 @dataclass
@@ -23,38 +28,92 @@ class Report:
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     checked: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
 
 
-def collect_files(paths: list[str]) -> list[Path]:
-    files: set[Path] = set()
+def collect_files(paths: list[str]) -> list[tuple[Path, bool]]:
+    """(file, named explicitly). Directory walks skip .git, .venv, node_modules and
+    ``.agentv`` output folders."""
+    files: dict[Path, bool] = {}
     for arg in paths:
         p = Path(arg)
         if p.is_dir():
-            files.update(f for f in p.rglob("*") if f.suffix in YAML_SUFFIXES and f.is_file())
+            for f in walk_files(p, SUFFIXES):
+                files.setdefault(f, False)
         elif p.is_file():
-            files.add(p)
+            files[p] = True
         else:
             raise ConfigError("no such file or directory", arg)
-    return sorted(files)
+    return sorted(files.items())
 
 
-def _schema_hint(path: Path, data) -> str:
-    if isinstance(data, dict) and "targets" in data:
-        return TARGETS_SCHEMA
-    if isinstance(data, dict) and "guideline_patterns" in data:
-        return CONFIG_SCHEMA
-    return EVAL_SCHEMA
+def _sidecar_of(path: Path) -> Path | None:
+    if path.suffix in (".yaml", ".yml") and path.with_suffix(".jsonl").is_file():
+        return path.with_suffix(".jsonl")
+    return None
 
 
-def _check_config(path: Path, data: LineDict, report: Report) -> None:
-    for key in data:
-        if key not in CONFIG_KEYS:
-            report.warnings.append(f"{path}:{data.line_of(key)}: unknown key '{key}' in config")
-    pats = data.get("guideline_patterns")
-    if pats is not None and (not isinstance(pats, list)
-                             or not all(isinstance(p, str) for p in pats)):
-        raise ConfigError("must be a list of glob strings",
-                          f"{path}:{data.line_of('guideline_patterns')}", "guideline_patterns")
+def infer_kind(path: Path, data) -> str | None:
+    """``eval`` | ``targets`` | ``config`` | None (not an AgentV file)."""
+    schema = data.get("$schema") if isinstance(data, dict) else None
+    if schema in KINDS:
+        return KINDS[schema]
+    if path.name in TARGET_NAMES or (isinstance(data, dict) and "targets" in data):
+        return "targets"
+    if path.parent.name == ".agentv" and path.stem == "config":
+        return "config"
+    if isinstance(data, dict) and "guideline_patterns" in data and "evalcases" not in data:
+        return "config"
+    if isinstance(data, dict) and ("evalcases" in data or "cases" in data):
+        return "eval"
+    if schema is not None:
+        raise ConfigError(f"unknown $schema {schema!r} (expected {EVAL_SCHEMA}, "
+                          f"{TARGETS_SCHEMA} or {CONFIG_SCHEMA})",
+                          f"{path}:{data.line_of('$schema')}", "$schema")
+    return None
+
+
+def _is_results(path: Path) -> bool:
+    from tasks.discover import _is_results as results
+    return results(path)
+
+
+def check_eval(path: Path, report: Report, strict: bool = False) -> None:
+    from tasks.plan import EvalOptions, build_plan
+    build_plan(EvalOptions(paths=[str(path)], dry_run=True, strict=strict),
+               warn=report.warnings.append)
+
+
+def validate_file(path: Path, explicit: bool, report: Report, strict: bool = False) -> None:
+    if path.suffix == ".jsonl":
+        if _is_results(path):
+            report.skipped.append(f"{path} (results, not a dataset)")
+            return
+        check_eval(path, report, strict)
+        report.checked.append(str(path))
+        return
+    dataset = _sidecar_of(path)
+    if dataset is not None:  # a JSONL dataset's sidecar: checked together with it
+        if explicit:
+            check_eval(dataset, report, strict)
+            report.checked.append(str(path))
+        return
+    data = load_yaml_file(path)
+    kind = infer_kind(path, data)
+    if kind is None and not explicit:  # a directory walk: not an AgentV file
+        report.skipped.append(str(path))
+        return
+    kind = kind or "eval"  # named explicitly: checked as eval does
+    if not (isinstance(data, dict) and "$schema" in data) and kind != "eval":
+        _warn(report, strict, f"{path}:1: no $schema (inferred a {kind} file; add the line "
+              f"'$schema: agentv-{kind}-v2')")
+    if kind == "eval":
+        check_eval(path, report, strict)
+    elif kind == "targets":
+        _check_agent_targets(load_targets(path, lambda w: _warn(report, strict, w)))
+    else:
+        load_config(path, lambda w: _warn(report, strict, w))
+    report.checked.append(str(path))
 
 
 AGENT_KINDS = {"cli", "codex", "vscode", "vscode-copilot", "vscode-insiders"}
@@ -65,42 +124,25 @@ def _check_agent_targets(targets) -> None:
     building the provider checks them without running anything."""
     from providers.registry import build_provider
     for name in targets.names():
-        if targets.entries[name].get("provider") not in AGENT_KINDS:
+        if targets.entries[name].entry.get("provider") not in AGENT_KINDS:
             continue
-        try:
-            target = targets.resolve(name)
-        except ConfigError as err:
-            if "is not set" in err.message:  # ${{ VAR }} unset here: checked when run
-                continue
-            raise
-        build_provider(target)
+        if targets.missing(name):  # ${{ VAR }} unset here: checked when run
+            continue
+        build_provider(targets.resolve(name))
 
 
-def validate_file(path: Path, report: Report) -> None:
-    data = load_yaml_file(path)
-    schema = data.get("$schema") if isinstance(data, dict) else None
-    if schema is None:
-        hint = _schema_hint(path, data)
-        raise ConfigError(f"missing $schema; add this line at the top: $schema: {hint}",
-                          f"{path}:1", "$schema")
-    if schema == EVAL_SCHEMA:
-        load_suite(path, report.warnings.append)
-    elif schema == TARGETS_SCHEMA:
-        _check_agent_targets(load_targets(path, report.warnings.append))
-    elif schema == CONFIG_SCHEMA:
-        _check_config(path, data, report)
-    else:
-        raise ConfigError(f"unknown $schema {schema!r} (expected {EVAL_SCHEMA}, "
-                          f"{TARGETS_SCHEMA} or {CONFIG_SCHEMA})",
-                          f"{path}:{data.line_of('$schema')}", "$schema")
-    report.checked.append(str(path))
+def _warn(report: Report, strict: bool, message: str) -> None:
+    if strict:
+        raise ConfigError(f"{message} (an error with --strict)")
+    report.warnings.append(message)
 
 
-def validate_paths(paths: list[str]) -> Report:
+def validate_paths(paths: list[str], strict: bool = False) -> Report:
     report = Report()
-    for f in collect_files(paths):
+    for f, explicit in collect_files(paths):
         try:
-            validate_file(f, report)
+            validate_file(f, explicit, report, strict)
         except ConfigError as err:
             report.errors.append(err.render())
+    report.warnings = list(dict.fromkeys(report.warnings))
     return report

@@ -2,10 +2,16 @@
 
 Mappings load as ``LineDict`` (a dict with ``.line`` and ``.key_lines``) and sequences as
 ``LineList`` (a list with ``.line`` and ``.item_lines``); both behave as plain dict/list.
-Malformed YAML raises ``ConfigError`` with the parser's line.
+
+Plain scalars follow YAML 1.2's core schema, like AgentV: ``yes``/``no``/``on``/``off``
+are strings, ``true``/``false`` booleans, dates stay text. Bad input is one ``ConfigError``
+naming the line: malformed YAML, duplicate keys, ``.inf``/``.nan``, recursive aliases,
+alias expansion beyond ``MAX_NODES`` values, nesting deeper than ``MAX_DEPTH``, files over
+``MAX_BYTES``, bytes that are not UTF-8 (a UTF-8 BOM is accepted).
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -13,10 +19,15 @@ import yaml
 
 from providers.errors import ConfigError
 
+MAX_BYTES = 64 * 1024 * 1024
+MAX_DEPTH = 100
+MAX_NODES = 2_000_000  # values after alias expansion ("billion laughs" stops here)
+
 
 class LineDict(dict):
     line: int = 0
     key_lines: dict[str, int]
+    source: str | None = None  # the file it came from, when not the one being loaded
 
     def line_of(self, key: str) -> int:
         return getattr(self, "key_lines", {}).get(key, self.line)
@@ -32,22 +43,57 @@ class LineList(list):
 
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when available
-_RESOLVER = yaml.resolver.Resolver()
 _CONSTRUCTOR = yaml.constructor.SafeConstructor()
-_TIMESTAMP = "tag:yaml.org,2002:timestamp"
-_MERGE = "tag:yaml.org,2002:merge"
+_TAGGED_AS_TEXT = {"tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:merge"}
+_NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
+_BOOL = {"true": True, "True": True, "TRUE": True, "false": False, "False": False,
+         "FALSE": False}
+_INT = re.compile(r"^[-+]?[0-9]+$")
+_OCT = re.compile(r"^0o[0-7]+$")
+_HEX = re.compile(r"^0x[0-9a-fA-F]+$")
+_FLOAT = re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$")
+_NONFINITE = re.compile(r"^(?:[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$")
+
+
+def core_scalar(text: str, where: str) -> Any:
+    """A plain scalar under YAML 1.2's core schema."""
+    if _NULL.match(text):
+        return None
+    if text in _BOOL:
+        return _BOOL[text]
+    if _INT.match(text):
+        return int(text)
+    if _OCT.match(text):
+        return int(text[2:], 8)
+    if _HEX.match(text):
+        return int(text[2:], 16)
+    if _FLOAT.match(text):
+        value = float(text)
+        if value in (float("inf"), float("-inf")):
+            raise ConfigError(f"number {text} is out of range", where)
+        return value
+    if _NONFINITE.match(text):
+        raise ConfigError(f"{text} is not allowed (numbers must be finite)", where)
+    return text
 
 
 def _scalar(event: yaml.ScalarEvent, name: str) -> Any:
-    tag = event.tag if event.tag not in (None, "!") else \
-        _RESOLVER.resolve(yaml.ScalarNode, event.value, event.implicit)
-    if tag in (_TIMESTAMP, _MERGE):
-        return event.value  # dates stay as written (JSON-safe); "<<" is handled by _Builder
-    construct = _CONSTRUCTOR.yaml_constructors.get(tag)
+    where = f"{name}:{event.start_mark.line + 1}"
+    if event.tag in (None, "!"):
+        return core_scalar(event.value, where) if not event.style else event.value
+    if event.tag in _TAGGED_AS_TEXT or event.tag == "tag:yaml.org,2002:str":
+        return event.value
+    construct = _CONSTRUCTOR.yaml_constructors.get(event.tag)
     if construct is None:
-        raise ConfigError(f"unsupported YAML tag {tag}", f"{name}:{event.start_mark.line + 1}")
-    node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
-    return construct(_CONSTRUCTOR, node)
+        raise ConfigError(f"unsupported YAML tag {event.tag}", where)
+    node = yaml.ScalarNode(event.tag, event.value, event.start_mark, event.end_mark, event.style)
+    try:
+        value = construct(_CONSTRUCTOR, node)
+    except (ValueError, yaml.YAMLError) as err:
+        raise ConfigError(f"cannot read {event.value!r} as {event.tag}: {err}", where) from None
+    if isinstance(value, float) and value != value or value in (float("inf"), float("-inf")):
+        raise ConfigError(f"{event.value} is not allowed (numbers must be finite)", where)
+    return value
 
 
 class _Builder:
@@ -56,73 +102,125 @@ class _Builder:
 
     def __init__(self, name: str):
         self.name = name
-        self.stack: list[list[Any]] = []  # [container, pending key, key line]
+        self.stack: list[list[Any]] = []  # [container, pending key, key line, size]
         self.anchors: dict[str, Any] = {}
+        self.sizes: dict[int, int] = {}  # id(anchored container) -> values inside, expanded
+        self.anchored: set[int] = set()
         self.root: Any = None
+        self.nodes = 0
 
-    def add(self, value: Any, line: int) -> None:
+    def at(self, line: int) -> str:
+        return f"{self.name}:{line}"
+
+    def add(self, value: Any, line: int, size: int = 1) -> None:
+        self.nodes += size
+        if self.nodes > MAX_NODES:
+            raise ConfigError(f"aliases expand to more than {MAX_NODES:,} values (a YAML "
+                              "'billion laughs' file?)", self.at(line))
         if not self.stack:
             self.root = value
             return
         frame = self.stack[-1]
+        frame[3] += size
         container = frame[0]
         if isinstance(container, LineList):
             container.append(value)
             container.item_lines.append(line)
         elif frame[1] is _NO_KEY:
             if isinstance(value, (dict, list)):
-                raise ConfigError("mapping keys must be scalars", f"{self.name}:{line}")
-            frame[1], frame[2] = value if isinstance(value, str) else str(value), line
+                raise ConfigError("mapping keys must be scalars", self.at(line))
+            frame[1], frame[2] = value if isinstance(value, str) else _key_text(value), line
         else:
             self.set_item(container, frame[1], value, frame[2])
             frame[1] = _NO_KEY
 
-    @staticmethod
-    def set_item(container: LineDict, key: str, value: Any, line: int) -> None:
+    def set_item(self, container: LineDict, key: str, value: Any, line: int) -> None:
+        merged: set[str] = container.__dict__.setdefault("merged_keys", set())
         if key == "<<":  # merge keys: explicit keys win
-            for merged in value if isinstance(value, list) else [value]:
-                for k, v in (merged or {}).items():
+            for source in value if isinstance(value, list) else [value]:
+                if not isinstance(source, dict):
+                    raise ConfigError("'<<' merges mappings only", self.at(line), "<<")
+                for k, v in source.items():
                     if k not in container:
                         container[k] = v
                         container.key_lines[k] = line
+                        merged.add(k)
             return
+        if key in container and key not in merged:
+            raise ConfigError(f"duplicate key (first at line {container.key_lines[key]})",
+                              self.at(line), key)
+        merged.discard(key)
         container[key] = value
         container.key_lines[key] = line
 
     def open(self, container: LineDict | LineList, event) -> None:
         container.line = event.start_mark.line + 1
+        if len(self.stack) >= MAX_DEPTH:
+            raise ConfigError(f"nested deeper than {MAX_DEPTH} levels", self.at(container.line))
         if isinstance(container, LineDict):
             container.key_lines = {}
         else:
             container.item_lines = []
         if event.anchor:
             self.anchors[event.anchor] = container
-        self.stack.append([container, _NO_KEY, 0])
+            self.anchored.add(id(container))
+        self.stack.append([container, _NO_KEY, 0, 0])
 
     def close(self) -> None:
-        container = self.stack.pop()[0]
-        self.add(container, container.line)
+        container, _, _, size = self.stack.pop()
+        if id(container) in self.anchored:
+            self.sizes[id(container)] = size + 1
+        self.nodes -= size  # counted again, as a whole, by add()
+        self.add(container, container.line, size + 1)
+
+    def check_tag(self, event, standard: str) -> None:
+        if event.tag not in (None, "!", standard):
+            raise ConfigError(f"unsupported YAML tag {event.tag}",
+                              self.at(event.start_mark.line + 1))
+
+    def alias(self, event) -> None:
+        line = event.start_mark.line + 1
+        if event.anchor not in self.anchors:
+            raise ConfigError(f"unknown alias *{event.anchor}", self.at(line))
+        value = self.anchors[event.anchor]
+        if any(frame[0] is value for frame in self.stack):
+            raise ConfigError(f"alias *{event.anchor} refers to a mapping or list that "
+                              "contains it (recursive alias)", self.at(line))
+        self.add(value, line, self.sizes.get(id(value), 1))
 
     def feed(self, event) -> None:
         if isinstance(event, yaml.ScalarEvent):
-            value = _scalar(event, self.name)
+            try:
+                value = _scalar(event, self.name)
+            except ConfigError as err:
+                frame = self.stack[-1] if self.stack else None
+                if frame and isinstance(frame[0], LineDict) and frame[1] is not _NO_KEY:
+                    err.field = err.field or frame[1]
+                raise
             if event.anchor:
                 self.anchors[event.anchor] = value
             self.add(value, event.start_mark.line + 1)
         elif isinstance(event, yaml.MappingStartEvent):
+            self.check_tag(event, "tag:yaml.org,2002:map")
             self.open(LineDict(), event)
         elif isinstance(event, yaml.SequenceStartEvent):
+            self.check_tag(event, "tag:yaml.org,2002:seq")
             self.open(LineList(), event)
         elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
             self.close()
         elif isinstance(event, yaml.AliasEvent):
-            if event.anchor not in self.anchors:
-                raise ConfigError(f"unknown alias *{event.anchor}",
-                                  f"{self.name}:{event.start_mark.line + 1}")
-            self.add(self.anchors[event.anchor], event.start_mark.line + 1)
+            self.alias(event)
         elif isinstance(event, yaml.DocumentStartEvent) and self.root is not None:
             raise ConfigError("expected a single YAML document, found several",
-                              f"{self.name}:{event.start_mark.line + 1}")
+                              self.at(event.start_mark.line + 1))
+
+
+def _key_text(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return str(value).lower()
+    return str(value)
 
 
 _NO_KEY = object()
@@ -131,29 +229,49 @@ _NO_KEY = object()
 def parse_yaml(text: str, name: str) -> Any:
     builder = _Builder(name)
     try:
-        for event in yaml.parse(text, Loader=_Loader):
+        for event in yaml.parse(text.removeprefix("\ufeff"), Loader=_Loader):
             builder.feed(event)
     except ConfigError:
         raise
     except yaml.MarkedYAMLError as err:
-        mark = err.problem_mark or err.context_mark
+        unfinished = err.context_mark is not None and (err.problem or "").startswith(
+            ("did not find expected", "found unexpected end of stream"))
+        mark = err.context_mark if unfinished else (err.problem_mark or err.context_mark)
         line = f":{mark.line + 1}" if mark else ""
         problem = err.problem or err.context or "invalid YAML"
+        if unfinished and err.context:
+            problem += f" ({err.context})"
         raise ConfigError(f"malformed YAML: {problem}", f"{name}{line}") from None
     except yaml.YAMLError as err:
         raise ConfigError(f"malformed YAML: {err}", name) from None
     return builder.root
 
 
-def load_yaml_file(path: str | Path) -> Any:
+def read_text(path: str | Path) -> str:
+    """A config file's text: UTF-8 (BOM allowed), at most ``MAX_BYTES``; else ConfigError."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        if p.is_dir():
+            raise ConfigError("is a directory, not a file", str(path))
+        size = p.stat().st_size
+        if size > MAX_BYTES:
+            raise ConfigError(f"file is too large ({size / 1e6:.0f} MB; the limit is "
+                              f"{MAX_BYTES // (1024 * 1024)} MB)", str(path))
+        data = p.read_bytes()
     except FileNotFoundError:
         raise ConfigError("file not found", str(path)) from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise ConfigError(f"cannot read file: {err}", str(path)) from None
-    return parse_yaml(text, str(path))
+    except OSError as err:
+        raise ConfigError(f"cannot read file: {err.strerror or err}", str(path)) from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        line = data[:err.start].count(b"\n") + 1
+        raise ConfigError(f"not UTF-8 text (byte 0x{data[err.start]:02x}; save the file as "
+                          "UTF-8)", f"{path}:{line}") from None
+
+
+def load_yaml_file(path: str | Path) -> Any:
+    return parse_yaml(read_text(path), str(path))
 
 
 def where(path: str | Path, obj: Any = None, key: str | int | None = None) -> str:

@@ -166,6 +166,7 @@ def _agentv_suites(root: Path) -> list[Path]:
                     ignore=shutil.ignore_patterns(".agentv"))
     shutil.copytree(v2 / "local-cli/evals", root / "v2/local-cli/evals")
     shutil.copytree(v2 / "batch-cli/evals", root / "v2/batch-cli/evals")
+    shutil.copytree(v2 / "batch-cli/judges", root / "v2/batch-cli/judges")  # code judge script
     return [root / "v1/evals/local-cli/cli-provider-demo.yaml",
             root / "v1/evals/batch-cli/batch-cli-demo.yaml",
             root / "v2/local-cli/evals/dataset.yaml", root / "v2/batch-cli/evals/dataset.yaml"]

@@ -30,7 +30,7 @@ def test_unknown_type_lists_the_known_ones():
 def test_negative_weight_is_rejected():
     with pytest.raises(ConfigError) as err:
         build_evaluator({"type": "contains", "value": "x", "weight": -1}, where="s.yaml:9")
-    assert err.value.field == "weight" and "greater than or equal to 0" in str(err.value)
+    assert err.value.field == "weight" and "must be >= 0, got -1" in str(err.value)
 
 
 def test_unknown_keys_warn_also_inside_members():

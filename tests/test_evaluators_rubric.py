@@ -96,8 +96,8 @@ def test_score_ranges_pass_when_every_gate_holds():
 
 @pytest.mark.parametrize("rubrics, field, message", [
     ([{"id": "a", "description": "x", "required_min_score": 11}], "rubrics.0.required_min_score",
-     "less than or equal to 10"),
-    ([{"id": "a", "description": "x", "weight": -1}], "rubrics.0.weight", "greater than or equal"),
+     "must be <= 10"),
+    ([{"id": "a", "description": "x", "weight": -1}], "rubrics.0.weight", "must be >= 0"),
     ([{"id": "a", "score_ranges": [{"score_range": [0, 5], "expected_outcome": "x"},
                                    {"score_range": [5, 10], "expected_outcome": "y"}]}],
      "rubrics.0", "overlaps"),

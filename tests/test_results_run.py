@@ -123,7 +123,7 @@ def test_prefect_artifacts_exist_after_the_run(trial_run):
 
 def test_bad_scale_and_trial_flags_exit_2(tmp_path):
     example = str(EXAMPLE / "evals" / "example.test.yaml")
-    for args, needle in ((["--trials", "0"], "--trials: must be a whole number >= 1"),
+    for args, needle in ((["--trials", "0"], "--trials: must be a whole number from 1 to 1000"),
                          (["--shard", "3/2"], "--shard: needs 1 <= I <= N"),
                          (["--task-runner", "spark"], "unknown task runner 'spark'")):
         proc = run_cli("eval", example, "--dry-run", "--out", str(tmp_path / "x.jsonl"), *args)

@@ -56,7 +56,8 @@ def test_unset_variable_is_an_error_only_when_used(tmp_path, monkeypatch):
     tf.resolve("default")  # unused variables do not matter
     with pytest.raises(ConfigError) as err:
         tf.resolve("keyed")
-    assert "AGENTV_TEST_KEY is not set" in err.value.message
+    # all at once
+    assert "variables AGENTV_TEST_KEY, AGENTV_TEST_HOST are not set" in err.value.message
     assert err.value.where == f"{path}:8" and err.value.field == "api_key"
 
 

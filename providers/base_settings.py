@@ -1,0 +1,219 @@
+"""Typed target settings: the base model every provider's settings extend, field helpers
+(AgentV's snake_case/camelCase aliases, bounds, secret marking) and the one function that
+turns a targets.yaml mapping into a validated model or one ``ConfigError``.
+
+A provider declares ``class FooSettings(ProviderSettings)`` with fields made by ``setting_field()``
+and registers it in ``providers.registry``; ``validate``, the run's preflight, redaction
+(``secret_values``) and ``agentv schema`` all read that one model. No Prefect, no litellm.
+"""
+from __future__ import annotations
+
+import math
+from typing import AbstractSet, Annotated, Any, Callable, ClassVar, Mapping
+
+from pydantic import AliasChoices, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+
+from providers.errors import ConfigError
+
+MAX_TIMEOUT_S = 7 * 24 * 3600.0  # a week: anything longer is a typo
+MAX_DELAY_MS = 3_600_000.0  # an hour between retries at most
+MAX_RETRIES = 100
+
+
+def _no_bool(value: Any) -> Any:
+    """YAML ``true`` is not the number 1."""
+    if isinstance(value, bool):
+        raise ValueError(f"must be a number, got {str(value).lower()}")
+    return value
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"must be a finite number, got {value!r}")
+    return value
+
+
+Int = Annotated[int, BeforeValidator(_no_bool)]
+Float = Annotated[float, BeforeValidator(_finite), BeforeValidator(_no_bool)]
+
+
+def setting_field(*aliases: str, default: Any = None, secret: bool = False, description: str = "",
+            unit: str | None = None, **constraints: Any) -> Any:
+    """A settings field: the first alias is the canonical name, the rest AgentV's spellings.
+
+    ``secret=True`` marks values that must never be written (``secret_values``); ``unit``
+    documents seconds/milliseconds in the JSON Schema."""
+    extra: dict[str, Any] = {"aliases": list(aliases)}
+    if secret:
+        extra["secret"] = True
+    if unit:
+        extra["unit"] = unit
+    return Field(default, validation_alias=AliasChoices(*aliases), description=description or None,
+                 json_schema_extra=extra, **constraints)
+
+
+def seconds(*aliases: str, description: str = "", default: Any = None) -> Any:
+    return setting_field(*aliases, default=default, unit="seconds", gt=0, le=MAX_TIMEOUT_S,
+                   description=description)
+
+
+class ProviderSettings(BaseModel):
+    """Settings every target accepts: the retry policy (applied by ``providers.retry``)."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True, allow_inf_nan=False,
+                              arbitrary_types_allowed=True)
+    #: extra keys are passed on (provider ``litellm``), so they are not "unknown"
+    extras_pass_through: ClassVar[bool] = False
+
+    max_retries: Int | None = setting_field("max_retries", "maxRetries", ge=0, le=MAX_RETRIES,
+                                      description="Retries of a transient failure")
+    retry_initial_delay_ms: Float | None = setting_field(
+        "retry_initial_delay_ms", "retryInitialDelayMs", unit="milliseconds", ge=0,
+        le=MAX_DELAY_MS)
+    retry_max_delay_ms: Float | None = setting_field("retry_max_delay_ms", "retryMaxDelayMs",
+                                               unit="milliseconds", ge=0, le=MAX_DELAY_MS)
+    retry_backoff_factor: Float | None = setting_field("retry_backoff_factor", "retryBackoffFactor",
+                                                 ge=1, le=10)
+    retry_status_codes: list[Annotated[Int, Field(ge=100, le=599)]] | None = setting_field(
+        "retry_status_codes", "retryStatusCodes", description="HTTP statuses that are retried")
+    verbose: bool | None = setting_field("verbose", description="AgentV's provider debug flag")
+
+    def missing_env(self, env: Mapping[str, str]) -> list[str]:
+        """Environment variables this target needs but cannot find (credentials that default
+        to an environment variable); the plan reports all targets' gaps in one message."""
+        return []
+
+
+def alias_names(model: type[BaseModel]) -> set[str]:
+    names: set[str] = set()
+    for name, info in model.model_fields.items():
+        names.add(name)
+        alias = info.validation_alias
+        if isinstance(alias, AliasChoices):
+            names.update(a for a in alias.choices if isinstance(a, str))
+        elif isinstance(alias, str):
+            names.add(alias)
+    return names
+
+
+def secret_fields(model: type[BaseModel]) -> list[str]:
+    return [name for name, info in model.model_fields.items()
+            if isinstance(info.json_schema_extra, dict) and info.json_schema_extra.get("secret")]
+
+
+def secret_values(config: BaseModel | None) -> list[str]:
+    """The values of a validated settings model's secret fields (strings, or the string
+    values of a secret mapping such as ``extra_headers``)."""
+    if config is None:
+        return []
+    found: list[str] = []
+    for name in secret_fields(type(config)):
+        value = getattr(config, name, None)
+        values = value.values() if isinstance(value, dict) else [value]
+        found.extend(str(v) for v in values if isinstance(v, (str, int)) and str(v))
+    return found
+
+
+_PLAIN = {"list_type": "must be a list", "dict_type": "must be a mapping",
+          "string_type": "must be a string", "int_type": "must be a whole number",
+          "int_parsing": "must be a whole number", "int_from_float": "must be a whole number",
+          "float_type": "must be a number", "float_parsing": "must be a number",
+          "bool_type": "must be true or false", "bool_parsing": "must be true or false",
+          "finite_number": "must be a finite number", "model_type": "must be a mapping",
+          "string_too_short": "must not be empty", "model_attributes_type": "must be a mapping"}
+_BOUNDS = {"greater_than_equal": (">=", "ge"), "less_than_equal": ("<=", "le"),
+           "greater_than": (">", "gt"), "less_than": ("<", "lt")}
+
+
+def describe_error(err: Any) -> str:
+    """One pydantic error as a short phrase: ``must be >= 0, got -1``."""
+    kind, ctx = err.get("type", ""), err.get("ctx") or {}
+    if kind == "missing":
+        return "is required"
+    if kind in _PLAIN:
+        msg = _PLAIN[kind]
+    elif kind in _BOUNDS:
+        bound = ctx.get(_BOUNDS[kind][1])
+        if isinstance(bound, float) and bound.is_integer():
+            bound = int(bound)
+        msg = f"must be {_BOUNDS[kind][0]} {bound}"
+    elif kind == "literal_error":
+        msg = f"must be one of {ctx.get('expected', '')}".replace("'", "")
+    else:
+        msg = str(err.get("msg", "invalid value")).removeprefix("Value error, ")
+        msg = msg[:1].lower() + msg[1:]
+    if "input" in err and "got " not in msg:
+        value = err["input"]
+        shown = repr(value) if not isinstance(value, (dict, list)) else type(value).__name__
+        msg += f", got {shown[:80]}"
+    return msg
+
+
+def _written_key(loc: tuple, raw: Mapping[str, Any], model: type[BaseModel]) -> str:
+    """The key as the user spelled it (``maxRetries``), with any nested path."""
+    head = str(loc[0]) if loc else ""
+    info = model.model_fields.get(head)
+    if info is not None and isinstance(info.validation_alias, AliasChoices):
+        head = next((a for a in info.validation_alias.choices
+                     if isinstance(a, str) and a in raw), head)
+    return ".".join([head, *(str(p) for p in loc[1:])])
+
+
+def parse_settings(model: type[BaseModel], raw: Mapping[str, Any], *, where: str,
+                   line_of: Callable[[str], str] | None = None,
+                   deferred: AbstractSet[str] = frozenset(), context: dict | None = None,
+                   warn: Callable[[str], None] | None = None, label: str = ""
+                   ) -> Any:
+    """Validate ``raw`` (keys as written) against ``model``.
+
+    Keys in ``deferred`` hold a ``${{ VAR }}`` still to be filled in: they count as present
+    but are not type-checked (returns ``None`` then; the resolved values are checked again).
+    Unknown keys go to ``warn``."""
+    data = {k: v for k, v in raw.items() if k not in deferred}
+    at = line_of or (lambda _key: where)
+    try:
+        config = model.model_validate(data, context=context)
+    except ValidationError as err:
+        for e in err.errors():
+            loc = e.get("loc", ())
+            key = str(loc[0]) if loc else ""
+            if e.get("type") == "missing" and _deferred_field(model, key, deferred):
+                continue
+            written = _written_key(loc, raw, model)
+            raise ConfigError(describe_error(e), at(written.split(".")[0]), written) from None
+        return None
+    if warn and not getattr(model, "extras_pass_through", False):
+        known = alias_names(model)
+        for key in [k for k in raw if k not in known]:
+            warn(f"{at(key)}: unknown setting '{key}'{label} (ignored; known: "
+                 f"{', '.join(sorted(model.model_fields))})")
+    if deferred:
+        return None
+    return config
+
+
+def _deferred_field(model: type[BaseModel], name: str, deferred: AbstractSet[str]) -> bool:
+    info = model.model_fields.get(name)
+    if info is None:
+        return False
+    alias = info.validation_alias
+    names = {name, *(alias.choices if isinstance(alias, AliasChoices) else ())}
+    return bool(names & set(deferred))
+
+
+def typed_values(raw: Mapping[str, Any], config: BaseModel | None) -> dict[str, Any]:
+    """``raw`` (keys as written) with each declared setting replaced by its validated value
+    (``"30"`` from a ``${{ VAR }}`` becomes ``30.0``); unknown keys stay as written."""
+    out = dict(raw)
+    if config is None:
+        return out
+    fields = type(config).model_fields
+    for name in config.model_fields_set & set(fields):
+        alias = fields[name].validation_alias
+        names = alias.choices if isinstance(alias, AliasChoices) else [name]
+        key = next((n for n in names if n in out), None)
+        if key is None:
+            continue
+        value = getattr(config, name)
+        out[key] = value.model_dump(exclude_none=True) if isinstance(value, BaseModel) else value
+    return out
