@@ -141,7 +141,8 @@ def eval_command(
     from tasks.plan import EvalOptions
     setup_logging(verbose)
     opts = EvalOptions(paths=paths, targets=targets, target=target, workers=workers, out=out,
-                       output_format=output_format, dry_run=dry_run, dry_run_delay=dry_run_delay,
+                       output_format=output_format or "", dry_run=dry_run,
+                       dry_run_delay=dry_run_delay,
                        dry_run_delay_min=dry_run_delay_min, dry_run_delay_max=dry_run_delay_max,
                        eval_id=eval_id, verbose=verbose, dump_prompts=dump_prompts,
                        dump_traces=dump_traces, include_trace=include_trace, cache=cache,

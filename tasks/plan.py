@@ -30,7 +30,7 @@ class EvalOptions:
     target: str | None = None
     workers: int | None = None
     out: str | None = None
-    output_format: str | None = None  # None: from --out's extension, else jsonl
+    output_format: str = ""  # "": from --out's extension, else jsonl
     dry_run: bool = False
     dry_run_delay: float | None = None
     dry_run_delay_min: float | None = None
@@ -56,7 +56,7 @@ class EvalOptions:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if self.output_format is None:  # from --out's extension, else jsonl
+        if not self.output_format:  # from --out's extension, else jsonl
             from tasks.outputs import implied_format
             self.output_format = implied_format(self.out) or "jsonl"
 
