@@ -98,13 +98,16 @@ def test_execution_gates_in_the_eval_file(cli, tmp_path):
 
 
 def test_evaluator_errors_are_counted_listed_and_fail_on_error(cli, tmp_path):
-    f = gated_suite(tmp_path, script="missing_script.py")
+    # a judge script that crashes (a missing script is a configuration error: exit 2)
+    (tmp_path / "broken_judge.py").write_text("raise RuntimeError('judge crashed')\n")
+    f = gated_suite(tmp_path, script="broken_judge.py")
     targets = str(tmp_path / "targets.yaml")
     proc = cli("eval", str(f), "--targets", targets, "--out", str(tmp_path / "a.jsonl"))
     assert proc.returncode == 0, proc.stderr
     assert "errors: cases 0, evaluators 4" in proc.stdout
     errors = proc.stdout.split("ERRORS")[1].split("SUMMARY")[0]
-    assert re.search(r"gated\.yaml:case-0:py \[default\]: .*missing_script\.py", errors), errors
+    assert re.search(r"gated\.yaml:case-0:py \[default\]: script exited with code 1", errors)
+    assert "judge crashed" in errors
     proc = cli("eval", str(f), "--targets", targets, "--out", str(tmp_path / "b.jsonl"),
                "--fail-on-error")
     assert proc.returncode == 1
