@@ -34,7 +34,8 @@ pip_tool() {
   local bin=$1 spec=$2 venv="$TOOLS/venvs/$1"
   if [ "$(cat "$venv/.installed" 2>/dev/null)" != "$spec" ]; then
     python3 -m venv "$venv"
-    "$venv/bin/python" -m pip install -q --disable-pip-version-check "$spec"
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check "$spec" 2>&1 \
+      | { grep -v '^WARNING: Location' || true; }
     echo "$spec" > "$venv/.installed"
   fi
   ln -sf "../venvs/$bin/bin/$bin" "$TOOLS/bin/$bin"
