@@ -182,7 +182,7 @@ def probe(check: Healthcheck, case_cwd: str | None, eval_dir: str | None, env: d
     """Run the healthcheck once, where the cases run (its own ``cwd`` is resolved like the
     target's); a failure is a configuration error naming what failed."""
     label = f"healthcheck of target '{target.name}' failed"
-    if check.type == "http":
+    if check.type == "http" and check.url is not None:  # the settings model requires it
         try:
             with urllib.request.urlopen(check.url, timeout=check.timeout_s) as resp:
                 status = resp.status
@@ -203,6 +203,8 @@ def probe(check: Healthcheck, case_cwd: str | None, eval_dir: str | None, env: d
 def _probe_command(check: Healthcheck, cwd: str | None, env: dict[str, str], target: Target,
                    label: str) -> None:
     check_cwd(cwd, target.where, "healthcheck.cwd")
+    if check.command is None:  # the settings model requires it for a command healthcheck
+        raise ConfigError(f"{label}: no command_template", target.where, "healthcheck")
     with tempfile.TemporaryDirectory(prefix="agentv-health-") as tmp:
         argv = check.command.render({"EVAL_ID": "healthcheck", "ATTEMPT": "0",
                                      "OUTPUT_FILE": os.path.join(tmp, "healthcheck.out")}, {})

@@ -28,7 +28,7 @@ class EvalOptions:
     paths: list[str]
     targets: str | None = None
     target: str | None = None
-    workers: int | None = None
+    workers: int | str | None = None  # --workers' text until check_options parses it
     out: str | None = None
     output_format: str = ""  # "": from --out's extension, else jsonl
     dry_run: bool = False
@@ -181,7 +181,8 @@ def build_plan(opts: EvalOptions, warn: Callable[[str], None] | None = None) -> 
     if opts.eval_id and not jobs:
         raise ConfigError(f"no eval case matches --eval-id {opts.eval_id!r}", None, "--eval-id")
     first = targets[jobs[0].target] if jobs else None
-    workers = opts.workers or (first.workers if first and first.workers else 1)
+    requested = parse_workers(opts.workers) if opts.workers is not None else None
+    workers = requested or (first.workers if first and first.workers else 1)
     workers = cap_workers(workers, [targets[n] for n in dict.fromkeys(j.target for j in jobs)],
                           emit)
     used = [p for p, tf in files_of.files.items() if tf is not None]
