@@ -87,8 +87,8 @@ def eval_command(
     target: Optional[str] = typer.Option(None, metavar="NAME",
         help="Run every case on this target."),
     workers: Optional[str] = typer.Option(
-        None, metavar="INT|auto", show_default=False,
-        help="Concurrent cases, 1-50, or auto (default: the target's workers setting, else 1)."),
+        None, metavar="INT", show_default=False,
+        help="Concurrent cases, 1-50 (default: the target's workers setting, else 1)."),
     out: Optional[str] = typer.Option(None, metavar="FILE",
         help="Results file (default .agentv/results/)."),
     output_format: Optional[str] = typer.Option(
