@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from providers.base import Provider, Request, Response, Usage
+from providers.base import Provider, Usage
 from providers.secrets import cut
 from providers.trace import TraceEvent
 
@@ -63,13 +63,9 @@ class EvalContext:
     judge_name: str | None = None
     attempt: int = 1
     trial: int = 0
-    metadata: dict[str, Any] = field(default_factory=dict)
-
-    async def call_judge(self, request: Request) -> Response:
-        if self.judge is None:
-            raise RuntimeError("no judge target is available for this case")
-        request.purpose = "judge"
-        return await self.judge.invoke(request)
+    trace_summary: dict[str, Any] | None = None  # AgentV's record trace_summary of the answer
+    user_segments: list[dict[str, Any]] = field(default_factory=list)
+    case_metadata: dict[str, Any] = field(default_factory=dict)  # the case's own `metadata:`
 
 
 @dataclass
@@ -88,6 +84,7 @@ class EvaluatorResult:
     error: str | None = None
     warnings: list[str] = field(default_factory=list)
     children: list["EvaluatorResult"] | None = None  # members of composite/all_of/any_of
+    judge_call: dict[str, Any] | None = None  # judge attempts/asks/waits when not just one
 
     def __post_init__(self) -> None:
         if not _finite(self.score):  # the one guard every evaluator's score passes through
@@ -114,6 +111,8 @@ class EvaluatorResult:
             out["error"] = self.error
         if self.warnings:
             out["warnings"] = self.warnings
+        if self.judge_call is not None:
+            out["judge_call"] = self.judge_call
         if self.children is not None:
             out["evaluator_results"] = [c.to_record() for c in self.children]
         return out
@@ -146,10 +145,20 @@ class Evaluator(BaseModel):
                                reasoning=reasoning, **kw)
 
 
+class EvaluatorFailure(Exception):
+    """An evaluator's failure carrying result fields its error result still records (the
+    judge's request, usage, raw reply)."""
+
+    def __init__(self, message: str, **fields: Any):
+        super().__init__(message)
+        self.fields = fields
+
+
 def error_result(evaluator: Evaluator, err: BaseException) -> EvaluatorResult:
     message = f"{type(err).__name__}: {err}"
+    fields = err.fields if isinstance(err, EvaluatorFailure) else {}
     return evaluator.result(0.0, misses=[cut(f"evaluator error: {message}", 300)],
-                            reasoning=f"Evaluator failed: {message}", error=message)
+                            reasoning=f"Evaluator failed: {message}", error=message, **fields)
 
 
 async def run_evaluator(evaluator: Evaluator, ctx: EvalContext) -> EvaluatorResult:

@@ -119,7 +119,7 @@ class ExecutionMetrics(Evaluator):
 
     async def evaluate(self, ctx: EvalContext) -> EvaluatorResult:
         view, checks = session_from_context(ctx), _Checks()
-        tool_calls, llm_calls = _call_counts(view, ctx.metadata.get("trace_summary"))
+        tool_calls, llm_calls = _call_counts(view, ctx.trace_summary)
         if self.max_tool_calls is not None:
             checks.limit("tool_calls", "Tool calls", tool_calls, self.max_tool_calls)
         if self.max_llm_calls is not None:

@@ -28,14 +28,14 @@ def judge_payload(ctx: EvalContext) -> dict[str, Any]:
         "task": ctx.question, "outcome": ctx.expected_outcome, "expected": ctx.reference_answer,
         "output": ctx.candidate_answer, "system_message": ctx.system_message,
         "guideline_paths": ctx.guideline_paths, "attachments": ctx.input_files,
-        "user_segments": ctx.metadata.get("user_segments", []),
+        "user_segments": ctx.user_segments,
         # AgentV keys
         "eval_id": ctx.eval_id, "question": ctx.question,
         "expected_outcome": ctx.expected_outcome, "reference_answer": ctx.reference_answer,
         "candidate_answer": ctx.candidate_answer, "input_messages": ctx.input_messages,
         "expected_messages": ctx.expected_messages, "output_messages": ctx.output_messages,
         "guideline_files": ctx.guideline_paths, "input_files": ctx.input_files,
-        "trace_summary": ctx.metadata.get("trace_summary"),
+        "trace_summary": ctx.trace_summary,
     }
 
 

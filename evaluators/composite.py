@@ -14,7 +14,7 @@ from typing import Annotated, Literal, Union
 from pydantic import (AliasChoices, BaseModel, ConfigDict, Field, ValidationInfo,
                       model_validator)
 
-from evaluators.base import EvalContext, EvaluatorResult, verdict_for
+from evaluators.base import EvalContext, EvaluatorResult, error_result, verdict_for
 from evaluators.members import (WithMembers, joined_reasoning, member_summary, prefixed,
                                 run_members)
 
@@ -107,9 +107,9 @@ class Composite(WithMembers):
 
     async def _by_judge(self, agg: LlmAggregator, results: list[EvaluatorResult],
                         ctx: EvalContext) -> EvaluatorResult:
-        from evaluators.judge_call import ask_judge, broken_reply, judged
-        from evaluators.llm_judge import (SYSTEM_PROMPT, load_prompt, parse_verdict,
-                                          render_template, template_values)
+        from evaluators.judge_call import JudgeAsk, JudgeError, ask_judge, judged
+        from evaluators.llm_judge import (CONTRACT, SYSTEM_PROMPT, load_prompt, render_template,
+                                          template_values, verdict_of)
 
         results_json = json.dumps({r.name: member_summary(r) for r in results}, indent=2)
         template = load_prompt(agg.prompt, self.base_dir) or DEFAULT_AGGREGATOR_PROMPT
@@ -117,12 +117,11 @@ class Composite(WithMembers):
             template += "\n\n[[ ## evaluator_results ## ]]\n{{EVALUATOR_RESULTS_JSON}}"
         prompt = render_template(template, {**template_values(ctx),
                                             "EVALUATOR_RESULTS_JSON": results_json})
-        reply = await ask_judge(ctx, SYSTEM_PROMPT, prompt,
-                                recorded={"aggregator": "llm_judge"})
-        score, hits, misses, reasoning, ok = parse_verdict(reply.text)
-        if not ok:
-            return broken_reply(self, reply, children=results,
-                                misses=["aggregator judge reply had no valid verdict"],
-                                reasoning="Aggregator judge reply contained no valid JSON verdict.",
-                                warning="composite: no valid JSON verdict from the judge")
-        return judged(self, reply, score, hits, misses, reasoning, children=results)
+        ask = JudgeAsk(SYSTEM_PROMPT, prompt, CONTRACT, recorded={"aggregator": "llm_judge"})
+        try:
+            reply = await ask_judge(ctx, ask, verdict_of)
+        except JudgeError as err:  # the members' results stay in the record
+            failed = error_result(self, err)
+            failed.children = results
+            return failed
+        return judged(self, reply, *reply.verdict, children=results)

@@ -1,56 +1,159 @@
 """The one judge call every LLM-based evaluator makes (llm_judge, rubric, composite's
-llm_judge aggregator, categorical_judge): prompt → the case's judge target → the reply's
-first JSON object, plus the one result shape for a reply that breaks the contract.
+llm_judge aggregator, categorical_judge — YAML and typed): prompt → the judge target →
+the reply parsed by the evaluator's output contract. Every failure is handled here, once:
 
-Transient failures are retried by the judge's ``RetryingProvider`` (the one retry layer);
-a judge that still fails raises, and ``run_evaluator`` makes that the evaluator's error.
+* transient provider failures (429, 5xx, timeouts) are retried by the judge's retry policy
+  (``providers.retry``, the one retry layer: backoff, jitter, ``Retry-After``); a judge
+  given as a bare provider gets the default policy;
+* a reply that breaks the contract is asked again once (the reply and a reminder of the
+  contract appended to the chat);
+* a judge that still fails raises ``JudgeError``, which ``run_evaluator`` turns into the
+  evaluator's error result — the same shape for every judge-based evaluator: score 0,
+  ``error``, the ``evaluator_provider_request``, ``details.raw_reply`` for a broken reply,
+  the usage spent and ``judge_call {attempts, asks, wait_ms}``.
+
+A call that needed more than one attempt or ask reports ``judge_call`` on its result too.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Callable, Generic, TypeVar
 
-from evaluators.base import EvalContext, Evaluator, EvaluatorResult
-from evaluators.jsonutil import first_json_object
-from providers.base import Request, Usage
+from evaluators.base import EvalContext, Evaluator, EvaluatorFailure, EvaluatorResult
+from providers.base import JudgeInputs, Provider, Request, Usage
+from providers.errors import ProviderError
+from providers.retry import RetryingProvider, RetryPolicy
+
+T = TypeVar("T")
+REASK = ("Your reply did not follow the required output format. Reply again with only "
+         "{contract}, and no other text.")
 
 
 @dataclass
-class JudgeReply:
+class JudgeCall:
+    """What it took: provider calls made (retries included), prompts sent (2 after a broken
+    reply) and the time waited between attempts."""
+
+    attempts: int = 0
+    asks: int = 0
+    wait_ms: float = 0.0
+
+    def to_record(self) -> dict[str, Any]:
+        return {"attempts": self.attempts, "asks": self.asks, "wait_ms": round(self.wait_ms, 3)}
+
+    @property
+    def notable(self) -> bool:
+        return self.attempts > 1 or self.asks > 1
+
+
+@dataclass
+class JudgeAsk:
+    """What an evaluator asks its judge: prompts, the output contract (for the re-ask) and
+    the inputs as data (``Request.judge``)."""
+
+    system: str
+    prompt: str
+    contract: str
+    inputs: JudgeInputs | None = None
+    recorded: dict[str, Any] = field(default_factory=dict)  # extra evaluator_provider_request keys
+
+
+@dataclass
+class JudgeReply(Generic[T]):
     text: str
-    data: dict[str, Any] | None  # the reply's first JSON object
+    verdict: T  # the reply parsed by the evaluator's contract
     usage: Usage | None
     provider_request: dict[str, Any]  # what the record keeps: prompts and the judge's name
+    call: JudgeCall
 
 
-async def ask_judge(ctx: EvalContext, system: str, prompt: str, *,
-                    metadata: dict[str, Any] | None = None,
-                    recorded: dict[str, Any] | None = None) -> JudgeReply:
-    """Send ``system`` + ``prompt`` to the case's judge, asking for a JSON object.
-    ``recorded`` adds keys to the record's ``evaluator_provider_request``."""
-    request = Request(eval_id=ctx.eval_id, question=prompt, system_prompt=system,
-                      chat=[{"role": "system", "content": system},
-                            {"role": "user", "content": prompt}],
-                      attempt=ctx.attempt, trial=ctx.trial, purpose="judge",
-                      response_format="json", metadata=metadata or {})
-    response = await ctx.call_judge(request)
-    return JudgeReply(response.text, first_json_object(response.text), response.usage,
-                      {**(recorded or {}), "user_prompt": prompt, "system_prompt": system,
-                       "target": ctx.judge_name})
+class JudgeError(EvaluatorFailure):
+    """The judge failed after its retries, or broke the output contract twice."""
 
 
-def broken_reply(evaluator: Evaluator, reply: JudgeReply, *, reasoning: str, warning: str,
-                 misses: list[str] | None = None, **kw: Any) -> EvaluatorResult:
-    """Score 0 for a reply that breaks the evaluator's output contract; the raw reply kept."""
-    return evaluator.result(0.0, misses=misses or [], reasoning=reasoning,
-                            evaluator_provider_request=reply.provider_request,
-                            details={"raw_reply": reply.text}, usage=reply.usage,
-                            warnings=[warning], **kw)
+def judge_request(eval_id: str, ask: JudgeAsk, *, attempt: int = 1, trial: int = 0) -> Request:
+    return Request(eval_id=eval_id, question=ask.prompt, system_prompt=ask.system,
+                   chat=[{"role": "system", "content": ask.system},
+                         {"role": "user", "content": ask.prompt}],
+                   attempt=attempt, trial=trial, purpose="judge", response_format="json",
+                   judge=ask.inputs)
 
 
-def judged(evaluator: Evaluator, reply: JudgeReply, score: float, hits: list[str],
+async def ask_judge(ctx: EvalContext, ask: JudgeAsk, parse: Callable[[str], T | None]
+                    ) -> JudgeReply[T]:
+    """Ask the case's judge; ``parse`` returns None for a reply that breaks the contract."""
+    if ctx.judge is None:
+        raise RuntimeError("no judge target is available for this case")
+    recorded = {**ask.recorded, "user_prompt": ask.prompt, "system_prompt": ask.system,
+                "target": ctx.judge_name}
+    request = judge_request(ctx.eval_id, ask, attempt=ctx.attempt, trial=ctx.trial)
+    return await call_judge(ctx.judge, request, parse, ask.contract, recorded)
+
+
+async def call_judge(judge: Provider, request: Request, parse: Callable[[str], T | None],
+                     contract: str, recorded: dict[str, Any]) -> JudgeReply[T]:
+    retrying = judge if isinstance(judge, RetryingProvider) else RetryingProvider(
+        judge, RetryPolicy())
+    call, usage, text = JudgeCall(), None, ""
+    for ask in (1, 2):
+        call.asks = ask
+        try:
+            response, attempts = await retrying.invoke_counted(request)
+        except Exception as err:  # noqa: BLE001 - every judge failure gets one shape
+            call.attempts += getattr(err, "attempts", 1)
+            call.wait_ms += getattr(err, "wait_ms", 0.0)
+            raise JudgeError(f"judge '{judge.name}' failed after {call.attempts} attempt(s): "
+                             f"{_message(err)}", **_failure(recorded, usage, call)) from err
+        call.attempts += attempts
+        call.wait_ms += response.wait_ms
+        usage, text = _added(usage, response.usage), response.text
+        verdict = parse(text)
+        if verdict is not None:
+            return JudgeReply(text, verdict, usage, recorded, call)
+        request = _reasked(request, text, contract)
+    raise JudgeError(f"judge reply broke the output contract twice (expected {contract})",
+                     details={"raw_reply": text}, **_failure(recorded, usage, call))
+
+
+def judged(evaluator: Evaluator, reply: JudgeReply[Any], score: float, hits: list[str],
            misses: list[str], reasoning: str, **kw: Any) -> EvaluatorResult:
     """The evaluator's result from a valid reply, with the request and usage recorded."""
-    return evaluator.result(score, hits, misses, reasoning,
-                            evaluator_provider_request=reply.provider_request,
-                            usage=reply.usage, **kw)
+    return evaluator.result(score, hits, misses, reasoning, **judged_fields(reply), **kw)
+
+
+def judged_fields(reply: JudgeReply[Any]) -> dict[str, Any]:
+    return {"evaluator_provider_request": reply.provider_request, "usage": reply.usage,
+            "judge_call": reply.call.to_record() if reply.call.notable else None}
+
+
+def _failure(recorded: dict[str, Any], usage: Usage | None, call: JudgeCall) -> dict[str, Any]:
+    return {"evaluator_provider_request": recorded, "usage": usage,
+            "judge_call": call.to_record()}
+
+
+def _message(err: Exception) -> str:
+    if isinstance(err, ProviderError):
+        return str(err) or type(err).__name__
+    return f"{type(err).__name__}: {err}" if str(err) else type(err).__name__
+
+
+def _reasked(request: Request, reply: str, contract: str) -> Request:
+    reminder = REASK.format(contract=contract)
+    return Request(eval_id=request.eval_id, question=f"{request.question}\n\n{reminder}",
+                   system_prompt=request.system_prompt,
+                   chat=[*request.chat, {"role": "assistant", "content": reply},
+                         {"role": "user", "content": reminder}],
+                   attempt=request.attempt, trial=request.trial, purpose="judge",
+                   response_format=request.response_format, judge=request.judge)
+
+
+def _added(total: Usage | None, more: Usage | None) -> Usage | None:
+    if total is None or more is None:
+        return more or total
+
+    def plus(a: float | int | None, b: float | int | None) -> Any:
+        return None if a is None and b is None else (a or 0) + (b or 0)
+    return Usage(plus(total.input_tokens, more.input_tokens),
+                 plus(total.output_tokens, more.output_tokens),
+                 plus(total.cost_usd, more.cost_usd), plus(total.cached_tokens,
+                                                           more.cached_tokens))

@@ -2,7 +2,8 @@
 
 The reply is parsed leniently (the first JSON object in it; prose around it is normal),
 the score clamped to [0, 1], hits/misses trimmed, non-empty, at most 4. A reply without
-valid JSON scores 0 with the raw reply kept in ``details`` and a warning.
+a valid JSON verdict is asked again once, then it is this evaluator's error
+(``evaluators.judge_call``).
 """
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from pydantic import AliasChoices, Field
 
 from evaluators.base import EvalContext, Evaluator, EvaluatorResult, clamp01
 from evaluators.jsonutil import first_json_object
-from evaluators.judge_call import ask_judge, broken_reply, judged
+from evaluators.judge_call import JudgeAsk, ask_judge, judged
+from providers.base import JudgeInputs
 
 SYSTEM_PROMPT = """You must respond with a single JSON object matching this schema:
 
@@ -43,6 +45,7 @@ Be concise and focused in your evaluation. Provide succinct, specific feedback r
 [[ ## candidate_answer ## ]]
 {{ candidate_answer }}"""
 
+CONTRACT = 'a JSON object {"score": <0.0-1.0>, "hits": [...], "misses": [...], "reasoning": "..."}'
 MAX_ITEMS = 4
 _VAR = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 
@@ -82,6 +85,15 @@ def parse_verdict(text: str) -> tuple[float, list[str], list[str], str, bool]:
             True)
 
 
+Verdict = tuple[float, list[str], list[str], str]
+
+
+def verdict_of(text: str) -> Verdict | None:
+    """The judge's (score, hits, misses, reasoning); None when the reply has no verdict."""
+    score, hits, misses, reasoning, ok = parse_verdict(text)
+    return (score, hits, misses, reasoning) if ok else None
+
+
 def load_prompt(prompt: str | None, base_dir: str) -> str | None:
     """``prompt`` is inline text or a path (relative to the eval file) to a template."""
     if not prompt:
@@ -95,10 +107,11 @@ def load_prompt(prompt: str | None, base_dir: str) -> str | None:
     return prompt
 
 
-def judge_inputs(ctx: EvalContext) -> dict[str, str]:
+def judge_inputs(ctx: EvalContext) -> JudgeInputs:
     """What the judge is asked about, as data (the offline heuristic judge reads it)."""
-    return {"candidate_answer": ctx.candidate_answer, "expected_outcome": ctx.expected_outcome,
-            "reference_answer": ctx.reference_answer}
+    return JudgeInputs(candidate_answer=ctx.candidate_answer,
+                       expected_outcome=ctx.expected_outcome,
+                       reference_answer=ctx.reference_answer)
 
 
 class LlmJudge(Evaluator):
@@ -111,10 +124,6 @@ class LlmJudge(Evaluator):
     async def evaluate(self, ctx: EvalContext) -> EvaluatorResult:
         template = load_prompt(self.prompt, self.base_dir) or DEFAULT_TEMPLATE
         user_prompt = render_template(template, template_values(ctx))
-        reply = await ask_judge(ctx, SYSTEM_PROMPT, user_prompt, metadata=judge_inputs(ctx))
-        score, hits, misses, reasoning, ok = parse_verdict(reply.text)
-        if not ok:
-            return broken_reply(self, reply,
-                                reasoning="Judge reply contained no valid JSON verdict.",
-                                warning="llm_judge: no valid JSON object in the judge reply")
-        return judged(self, reply, score, hits, misses, reasoning)
+        reply = await ask_judge(ctx, JudgeAsk(SYSTEM_PROMPT, user_prompt, CONTRACT,
+                                              judge_inputs(ctx)), verdict_of)
+        return judged(self, reply, *reply.verdict)

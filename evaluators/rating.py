@@ -2,8 +2,8 @@
 
 The judge must answer ``{"rating": "<label>", "reason": "..."}`` with one of
 excellent / good / fair / poor / wrong (→ 1.0 / 0.75 / 0.5 / 0.25 / 0.0); it passes on
-excellent or good. Anything else breaks the contract: the score is 0 and the reply is
-kept. ``categorical_judge(judge, criterion)`` is the typed-API factory (seed 002's
+excellent or good. Anything else breaks the contract: it is asked again once, then the
+judge failed (``evaluators.judge_call.JudgeError``). ``categorical_judge(judge, criterion)`` is the typed-API factory (seed 002's
 ``llm_judge``); the YAML evaluator is ``type: categorical_judge``.
 """
 from __future__ import annotations
@@ -11,14 +11,15 @@ from __future__ import annotations
 from typing import Any
 
 from evaluators.score import PASSING_RATINGS, RATING_VALUES, Score
-from providers.base import Request
-from providers.secrets import cut
+from providers.base import JudgeInputs
 
 DEFAULT_CRITERION = "The output fully and correctly accomplishes the task."
 
 SYSTEM_PROMPT = """You are an evaluation judge. Respond with a single JSON object and nothing else:
 
 {"rating": "<one of: excellent, good, fair, poor, wrong>", "reason": "<brief explanation, 1-2 sentences>"}"""
+CONTRACT = ('a JSON object {"rating": "<excellent|good|fair|poor|wrong>", '
+            '"reason": "..."}')
 
 TEMPLATE = """Rate the output on the given criterion.
 
@@ -67,21 +68,21 @@ def parse_rating(reply: str) -> tuple[str | None, str]:
                                                            else "")
 
 
+def rating_of(reply: str) -> tuple[str, str] | None:
+    """(rating, reason); None when the reply breaks the output contract."""
+    rating, reason = parse_rating(reply)
+    return None if rating is None else (rating, reason)
+
+
 def rating_score(rating: str, reason: str) -> Score:
     return Score(value=RATING_VALUES[rating], passed=rating in PASSING_RATINGS,
                  reason=f"{rating}: {reason}" if reason else rating)
 
 
-def judge_request(eval_id: str, prompt: str) -> Request:
-    return Request(eval_id=eval_id, question=prompt, system_prompt=SYSTEM_PROMPT,
-                   chat=[{"role": "system", "content": SYSTEM_PROMPT},
-                         {"role": "user", "content": prompt}],
-                   purpose="judge", response_format="json")
-
-
 class CategoricalJudgeFn:
-    """The typed categorical judge ``(output, expected) -> Score``. Its provider is called on
-    one background event loop (``LoopThread``): every call reuses one HTTP session, also when
+    """The typed categorical judge ``(output, expected) -> Score``, asking through the one
+    judge call (retries, one re-ask, ``JudgeError``). Its provider is called on one
+    background event loop (``LoopThread``): every call reuses one HTTP session, also when
     called from inside a running loop. ``close()`` (or leaving ``with judge:``) closes the
     provider's sessions and stops the loop; otherwise that happens at exit."""
 
@@ -92,15 +93,16 @@ class CategoricalJudgeFn:
         self._loop = LoopThread(on_close=getattr(judge, "aclose", None))
 
     def __call__(self, output: Any, expected: Any) -> Score:
+        from evaluators.judge_call import JudgeAsk, call_judge, judge_request
+
         prompt = build_prompt(self.criterion, output, expected)
-        request = judge_request("categorical_judge", prompt)
-        response = self._loop.run(lambda: self.judge.invoke(request))
-        rating, reason = parse_rating(response.text)
-        if rating is None:
-            return Score(value=0.0, passed=False,
-                         reason="judge reply broke the rating contract: "
-                                f"{cut(response.text, 200)!r}")
-        return rating_score(rating, reason)
+        ask = JudgeAsk(SYSTEM_PROMPT, prompt, CONTRACT, JudgeInputs(
+            _text(output), reference_answer=_text(expected), criterion=self.criterion))
+        request = judge_request("categorical_judge", ask)
+        reply = self._loop.run(lambda: call_judge(
+            self.judge, request, rating_of, CONTRACT,
+            {"user_prompt": prompt, "system_prompt": SYSTEM_PROMPT}))
+        return rating_score(*reply.verdict)
 
     def close(self) -> None:
         self._loop.close()

@@ -17,8 +17,9 @@ from pydantic import ValidationInfo, field_validator
 
 from evaluators.base import EvalContext, Evaluator, EvaluatorResult, verdict_for
 from evaluators.jsonutil import first_json_object
-from evaluators.judge_call import ask_judge, broken_reply, judged
-from evaluators.llm_judge import template_values
+from evaluators.judge_call import JudgeAsk, ask_judge, judged
+from evaluators.llm_judge import judge_inputs, template_values
+from providers.base import RubricCheck
 from evaluators.rubric_items import RubricItem, items_from, parse_rubrics, warn_unknown_keys
 
 CHECKLIST_SYSTEM = """You are an expert evaluator. Evaluate the candidate answer against each rubric item.
@@ -39,6 +40,7 @@ You must return a valid JSON object matching this schema:
   "overall_reasoning": "string (summary)"
 }
 Each "score" must be an integer from 0 to 10 inside one of the criterion's score ranges."""
+CONTRACT = 'a JSON object {"checks": [{"id": ..., ...}], "overall_reasoning": "..."}'
 
 
 class RubricEvaluator(Evaluator):
@@ -69,15 +71,11 @@ class RubricEvaluator(Evaluator):
         ranged = any(i.score_ranges for i in items)
         prompt = build_prompt(ctx, items, ranged)
         system = RANGES_SYSTEM if ranged else CHECKLIST_SYSTEM
-        reply = await ask_judge(ctx, system, prompt, metadata={
-            "rubric_ids": [i.id for i in items], "rubric_ranged": ranged,
-            "rubric_texts": [i.expected_outcome for i in items],
-            "candidate_answer": ctx.candidate_answer})
-        checks, overall = parse_checks(reply.text)
-        if checks is None:
-            return broken_reply(self, reply, misses=["judge reply contained no rubric checks"],
-                                reasoning="Judge reply contained no valid JSON 'checks' list.",
-                                warning="rubric: no valid 'checks' in the judge reply")
+        inputs = judge_inputs(ctx)
+        inputs.rubric = [RubricCheck(i.id, i.expected_outcome) for i in items]
+        inputs.ranged = ranged
+        reply = await ask_judge(ctx, JudgeAsk(system, prompt, CONTRACT, inputs), checks_of)
+        checks, overall = reply.verdict
         grade = grade_ranges if ranged else grade_checklist
         score, hits, misses, failed_required, details = grade(items, checks)
         verdict = "fail" if failed_required else verdict_for(score)
@@ -106,10 +104,11 @@ def build_prompt(ctx: EvalContext, items: list[RubricItem], ranged: bool) -> str
     return "\n".join(parts)
 
 
-def parse_checks(text: str) -> tuple[dict[str, dict[str, Any]] | None, str]:
+def checks_of(text: str) -> tuple[dict[str, dict[str, Any]], str] | None:
+    """The judge's checks by rubric id and its overall reasoning; None without a checks list."""
     data = first_json_object(text or "")
     if not data or not isinstance(data.get("checks"), list):
-        return None, ""
+        return None
     checks = {str(c.get("id")): c for c in data["checks"] if isinstance(c, dict)}
     overall = data.get("overall_reasoning")
     return checks, overall if isinstance(overall, str) else ""

@@ -21,7 +21,7 @@ NO_EXPECTED = ("no expected value: set 'value' on the evaluator or give the case
 def case_expected(ctx: EvalContext) -> Any:
     """The typed ``expected`` of a dataset sample, else structured expected content,
     else the reference answer text; ``MISSING`` when the case has none."""
-    meta = ctx.metadata.get("case_metadata") or {}
+    meta = ctx.case_metadata or {}
     if isinstance(meta, dict) and "expected" in meta:
         return meta["expected"]
     for message in reversed(ctx.expected_messages or []):

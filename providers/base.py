@@ -36,13 +36,38 @@ class Usage:
 
 
 @dataclass
+class RubricCheck:
+    """One rubric item as the judge is asked about it."""
+
+    id: str
+    text: str
+
+
+@dataclass
+class JudgeInputs:
+    """What a judge request is about, as data (the evaluator renders the prompt from it; the
+    offline mock judge scores from it). ``rubric`` lists the items of a rubric judge;
+    ``ranged`` says they are scored 0–10 by score ranges instead of checked; ``criterion``
+    is a categorical judge's (it answers a rating label)."""
+
+    candidate_answer: str
+    expected_outcome: str = ""
+    reference_answer: str = ""
+    rubric: list[RubricCheck] | None = None
+    ranged: bool = False
+    criterion: str | None = None
+
+
+@dataclass
 class Request:
     """What a target is asked (AgentV's prompt content, ``tasks.prompts``). ``chat`` is what
     an LLM provider sends (system message with the guidelines block, prior turns, final user
     turn); agent and command providers send ``question`` (files as ``<file: path="…">``
     references) and render their own preread block from ``guideline_paths`` and
     ``input_files``. ``chat_prompt`` is AgentV's multi-turn chat prompt (None for single-turn
-    cases), kept for the record."""
+    cases), kept for the record. ``input_messages`` are the case's messages as AgentV's batch
+    input carries them; ``eval_file`` the eval file the case came from (a command target runs
+    in its directory); ``judge`` what a judge request is about (``purpose == "judge"``)."""
 
     eval_id: str
     question: str
@@ -56,7 +81,9 @@ class Request:
     trial: int = 0
     purpose: Literal["target", "judge"] = "target"
     response_format: str | None = None  # "json" asks LLM providers for a JSON object
-    metadata: dict[str, Any] = field(default_factory=dict)
+    input_messages: list[dict[str, Any]] | None = None
+    eval_file: str | None = None
+    judge: JudgeInputs | None = None
 
 
 @dataclass

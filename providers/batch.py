@@ -26,8 +26,8 @@ def batch_input(requests: list[Request]) -> str:
                                 "guideline_paths": r.guideline_paths,
                                 "input_files": r.input_files, "attempt": r.attempt,
                                 "trial": r.trial}
-        if r.metadata.get("input_messages") is not None:
-            line["input_messages"] = r.metadata["input_messages"]
+        if r.input_messages is not None:
+            line["input_messages"] = r.input_messages
         lines.append(json.dumps(line, ensure_ascii=False))
     return "\n".join(lines) + "\n"
 

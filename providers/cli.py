@@ -166,7 +166,7 @@ class CliProvider(BaseProvider):
 
 
 def _eval_dir(request: Request) -> str | None:
-    file = request.metadata.get("file")
+    file = request.eval_file
     return os.path.dirname(os.path.abspath(file)) if file else None
 
 

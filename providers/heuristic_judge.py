@@ -100,3 +100,13 @@ def rubric_checks(answer: str, rubrics: list[tuple[str, str]], ranged: bool) -> 
             check["satisfied"] = share >= 0.5
         checks.append(check)
     return {"checks": checks, "overall_reasoning": f"{OFFLINE_LABEL}."}
+
+
+RATINGS = ((0.9, "excellent"), (0.7, "good"), (0.45, "fair"), (0.2, "poor"), (0.0, "wrong"))
+
+
+def rating(answer: str, expected_outcome: str, reference: str) -> dict:
+    """A categorical judge's reply ``{rating, reason}``: the key-term score as a label."""
+    verdict = judge(answer, expected_outcome, reference)
+    label = next(name for floor, name in RATINGS if verdict["score"] >= floor)
+    return {"rating": label, "reason": verdict["reasoning"]}

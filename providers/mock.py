@@ -7,9 +7,10 @@ with that message, not retryable), ``fail_attempts: N`` (the first N attempts of
 fail with a retryable 503, then it answers). As a judge (``request.purpose == "judge"``) it answers
 with a JSON verdict: the ``judge_response`` setting, else the offline heuristic judge
 (providers/heuristic_judge.py: key-term hits and misses of the answer against the expected
-outcome and reference, labelled as such) so dry runs exercise the whole judge path offline.
-Judges that do not hand their inputs over in ``request.metadata`` get a neutral,
-labelled 0.5.
+outcome and reference, labelled as such; a rating label for a categorical judge) so dry
+runs exercise the whole judge path offline.
+Judge requests without typed inputs (``request.judge``: answer, expected outcome,
+reference, rubric items) get a neutral, labelled 0.5.
 """
 from __future__ import annotations
 
@@ -76,15 +77,15 @@ class MockProvider(BaseProvider):
         canned = self.target.setting("judge_response")
         if canned is not None:
             return canned if isinstance(canned, str) else json.dumps(canned)
-        meta = request.metadata
-        answer = str(meta.get("candidate_answer") or "")
-        if meta.get("rubric_ids"):
-            texts = meta.get("rubric_texts") or [""] * len(meta["rubric_ids"])
-            return json.dumps(heuristic_judge.rubric_checks(
-                answer, list(zip(meta["rubric_ids"], texts)), bool(meta.get("rubric_ranged"))))
-        if "candidate_answer" not in meta:
+        inputs = request.judge
+        if inputs is None:
             return json.dumps({"score": 0.5, "hits": [], "misses": [], "reasoning":
                                f"{heuristic_judge.OFFLINE_LABEL}: this judge does not hand "
                                "over the answer; neutral score 0.5."})
-        return json.dumps(heuristic_judge.judge(answer, str(meta.get("expected_outcome") or ""),
-                                                str(meta.get("reference_answer") or "")))
+        if inputs.rubric:
+            return json.dumps(heuristic_judge.rubric_checks(
+                inputs.candidate_answer, [(c.id, c.text) for c in inputs.rubric],
+                inputs.ranged))
+        answer = heuristic_judge.rating if inputs.criterion else heuristic_judge.judge
+        return json.dumps(answer(inputs.candidate_answer, inputs.expected_outcome,
+                                 inputs.reference_answer))

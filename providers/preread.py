@@ -1,22 +1,15 @@
 """The pre-read block of coding agents (codex, vscode): which files to open first.
 
-``tasks.expand.agent_question`` already opens the question with a "Read these files first"
-block of absolute paths; codex and vscode replace it with AgentV's structured block:
-``file://`` links with a SHA-256 token of each file's content, then the user query.
+Rendered from the typed request (``Request.question`` plus its ``guideline_paths`` and
+``input_files``), never parsed back out of text: AgentV's structured block of ``file://``
+links with a SHA-256 token of each file's content, then the user query.
 """
 from __future__ import annotations
 
 import hashlib
-import re
 from pathlib import Path
 
-_EXPAND_BLOCK = re.compile(r"\ARead these files first:\n(?:\* [^\n]*\n)*\n\[\[ ## Task ## \]\]\n")
 MISSING_RULE = "If any file is missing, reply with ERROR: missing-file <filename> and stop."
-
-
-def task_text(question: str) -> str:
-    """The question without the generic preread block (the agent gets its own)."""
-    return _EXPAND_BLOCK.sub("", question, count=1)
 
 
 def unique_files(paths: list[str]) -> list[str]:
@@ -37,7 +30,7 @@ def sha256_file(path: str) -> str:
 
 def linked_prompt(question: str, paths: list[str]) -> str:
     """VS Code: ``file://`` links with a SHA-256 token per file, then the task."""
-    body = task_text(question).strip()
+    body = question.strip()
     files = [p for p in unique_files(paths) if Path(p).is_file()]
     if not files:
         return body

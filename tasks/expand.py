@@ -96,7 +96,8 @@ def build_request(case: EvalCase, *, is_agent: bool, trial: int = 0, attempt: in
         chat_prompt=inputs.chat_prompt, system_prompt=system or None,
         guidelines=inputs.guidelines, guideline_paths=[s.path for s in guidelines if s.path],
         input_files=attachment_paths(case), attempt=attempt, trial=trial,
-        metadata={"conversation_id": case.conversation_id, "file": case.file},
+        input_messages=[m.to_dict() for m in case.input_messages],
+        eval_file=case.file,
     )
 
 

@@ -100,8 +100,6 @@ class CaseRunner:
             return
         runtime = self.targets[jobs[0].target]
         requests = [build_request(j.case, is_agent=runtime.is_agent, trial=j.trial) for j in jobs]
-        for job, req in zip(jobs, requests):
-            req.metadata["input_messages"] = [m.to_dict() for m in job.case.input_messages]
         try:
             answers = await runtime.batch.invoke_batch(requests)
         except asyncio.CancelledError:
@@ -136,9 +134,8 @@ class CaseRunner:
             trace=response.trace, usage=response.usage, latency_ms=response.latency_ms,
             rubrics=case.rubrics, base_dir=case.base_dir, target=runtime.name,
             judge=runtime.judge, judge_name=runtime.judge.name if runtime.judge else None,
-            attempt=attempts, trial=job.trial,
-            metadata={"trace_summary": summary,
-                      "user_segments": user_segments(case), "case_metadata": case.metadata},
+            attempt=attempts, trial=job.trial, trace_summary=summary,
+            user_segments=user_segments(case), case_metadata=case.metadata,
         )
         return list(await asyncio.gather(*(run_evaluator(e, ctx) for e in case.evaluators)))
 

@@ -28,7 +28,7 @@ def cli(settings: dict) -> CliProvider:
 
 
 def requests(*ids: str, trial: int = 0) -> list[Request]:
-    return [Request(i, f"Read these files first:\n* /x\n\n[[ ## Task ## ]]\nq {i}", trial=trial)
+    return [Request(i, f"q {i}", trial=trial)
             for i in ids]
 
 

@@ -241,19 +241,19 @@ def test_commands_run_in_the_eval_files_directory_and_cwd_is_relative_to_it(tmp_
     evals = tmp_path / "suite" / "evals"
     evals.mkdir(parents=True)
     (tmp_path / "suite" / "tool.sh").write_text("pwd\n")
-    meta = {"file": str(evals / "dataset.yaml")}
+    where = str(evals / "dataset.yaml")
     p = CliProvider(Target("agent", "cli", {"command_template": "pwd"}, where="t.yaml:1",
                            base_dir=str(tmp_path)))
     p.use_eval_dirs([str(evals)])
     p.check()
-    assert ask(p, metadata=meta).text == str(evals)
+    assert ask(p, eval_file=where).text == str(evals)
     health = {"type": "command", "command_template": "sh tool.sh", "cwd": ".."}
     p = CliProvider(Target("agent", "cli", {"command_template": "sh ./tool.sh", "cwd": "..",
                                             "healthcheck": health},
                            where="t.yaml:1", base_dir=str(tmp_path / "elsewhere")))
     p.use_eval_dirs([str(evals)])
     p.check()  # the healthcheck found ./tool.sh from the eval file's parent
-    assert ask(p, metadata=meta).text == str(tmp_path / "suite")
+    assert ask(p, eval_file=where).text == str(tmp_path / "suite")
     # the healthcheck runs where the cases run: without cwd, in the eval file's directory
     bad = CliProvider(Target("agent", "cli", {
         "command_template": "true", "healthcheck": {"type": "command",

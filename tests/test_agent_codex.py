@@ -61,9 +61,8 @@ def case_files(tmp_path):
     for f, text in ((guide, "Be terse.\n"), (facts, "ANSWER: 42\n")):
         f.parent.mkdir(parents=True)
         f.write_text(text)
-    question = (f"Read these files first:\n* {guide}\n* {facts}\n\n[[ ## Task ## ]]\n"
-                "What is the answer?")
-    return Request("life", question, guideline_paths=[str(guide)], input_files=[str(facts)])
+    return Request("life", "What is the answer?", guideline_paths=[str(guide)],
+                   input_files=[str(facts)])
 
 
 def test_normal_turn_prompt_preread_usage_and_no_rollouts(codex_home, stub, tmp_path,

@@ -76,7 +76,7 @@ def run(template: str, placeholder: str, values: list[str], work: Path) -> list[
             path.write_text("content")
             files = [str(path)]
         return Request(eval_id, value if placeholder == "PROMPT" else "hello",
-                       input_files=files, metadata={"file": str(work / "dataset.yaml")})
+                       input_files=files, eval_file=str(work / "dataset.yaml"))
 
     async def all_values() -> list[str]:
         answers = await asyncio.gather(*(provider.invoke(request(v)) for v in values))

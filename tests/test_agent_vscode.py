@@ -49,9 +49,8 @@ def request_with_files(tmp_path):
     guide, facts = tmp_path / "python.instructions.md", tmp_path / "facts.txt"
     guide.write_text("Always answer in one line.\n")
     facts.write_text("ANSWER: 7\n")
-    question = (f"Read these files first:\n* {guide}\n* {facts}\n\n[[ ## Task ## ]]\n"
-                "What is the answer?")
-    return Request("vs-1", question, guideline_paths=[str(guide)], input_files=[str(facts)])
+    return Request("vs-1", "What is the answer?", guideline_paths=[str(guide)],
+                   input_files=[str(facts)])
 
 
 def test_reply_comes_from_the_response_file_of_the_real_subagent(subagent, request_with_files,

@@ -26,10 +26,11 @@ def test_categorical_labels(label, score, verdict):
 
 
 @pytest.mark.parametrize("reply", ['{"rating": "great"}', "good", '{"score": 0.9}'])
-def test_categorical_contract_violations_score_zero(reply):
+def test_categorical_contract_violations_are_the_evaluators_error(reply):
     result = run({"type": "categorical_judge"}, make_ctx("x", judge=reply))
-    assert result.score == 0 and result.error is None
+    assert result.score == 0 and "broke the output contract twice" in result.error
     assert "contract" in result.misses[0] and result.details["raw_reply"] == reply
+    assert result.judge_call == {"attempts": 2, "asks": 2, "wait_ms": 0.0}
 
 
 def test_categorical_custom_prompt_file(tmp_path):
@@ -110,6 +111,6 @@ def test_python_evaluator_from_an_in_memory_function():
         return Score(float(output == expected), output == expected)
     evaluator = PythonEvaluator.from_function(
         exact, output_of=lambda ctx: ctx.candidate_answer.upper())
-    ctx = make_ctx("paris", metadata={"case_metadata": {"expected": "PARIS"}})
+    ctx = make_ctx("paris", case_metadata={"expected": "PARIS"})
     result = asyncio.run(run_evaluator(evaluator, ctx))
     assert result.name == "exact" and result.score == 1.0

@@ -61,11 +61,11 @@ def test_item_the_judge_skipped_counts_as_a_miss():
     assert result.misses == ["[rubric-2] Two: no verdict from the judge"]
 
 
-def test_non_json_judge_reply_scores_zero_without_crashing():
+def test_non_json_judge_reply_is_asked_again_then_an_error():
     result, _ = evaluate_case_rubrics(["One"], "I think it is fine.")
-    assert result.score == 0 and result.error is None
+    assert result.score == 0 and "broke the output contract twice" in result.error
     assert result.details["raw_reply"] == "I think it is fine."
-    assert result.warnings
+    assert result.type == "llm_judge" and result.judge_call["asks"] == 2
 
 
 def test_score_ranges_shorthand_and_required_min_score_gate():

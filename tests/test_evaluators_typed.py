@@ -11,6 +11,7 @@ from evaluators import (Score, adapt, all_of, all_tools_succeeded, any_of, categ
                         contains, exact_match, is_json, is_session_aware, json_subset, regex,
                         token_usage_under, tool_call_count, tool_called, tool_not_called,
                         trace_contains, within_tolerance)
+from evaluators.judge_call import JudgeError
 from evaluators.session import SessionView, session_from_context
 from providers.base import Usage
 from providers.trace import events_from_dicts
@@ -184,8 +185,8 @@ def test_categorical_judge_typed_api_maps_labels():
     score = judge("answer", "reference")
     assert score == Score(0.75, True, "good: minor gaps")
     assert not categorical_judge(mock_judge({"rating": "fair", "reason": ""}))("a", "b").passed
-    broken = categorical_judge(mock_judge({"score": 1}))("a", "b")
-    assert broken.value == 0.0 and "contract" in broken.reason
+    with pytest.raises(JudgeError, match="contract twice"):
+        categorical_judge(mock_judge({"score": 1}))("a", "b")
 
     async def inside_a_running_loop():
         return judge("answer", "reference")

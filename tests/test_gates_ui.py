@@ -117,7 +117,7 @@ def test_evaluator_errors_are_counted_listed_and_fail_on_error(cli, tmp_path):
     assert len(cases) == 4 and all("py:" in row["error"] for row in cases)
 
 
-def test_unparseable_judge_reply_is_a_warning(cli, tmp_path):
+def test_unparseable_judge_reply_is_asked_again_then_an_evaluator_error(cli, tmp_path):
     (tmp_path / "targets.yaml").write_text(
         "$schema: agentv-targets-v2\ntargets:\n  - name: default\n    provider: mock\n"
         "    response: hi\n    judge_response: I think it is fine, 8/10\n")
@@ -127,8 +127,12 @@ def test_unparseable_judge_reply_is_a_warning(cli, tmp_path):
     proc = cli("eval", str(f), "--targets", str(tmp_path / "targets.yaml"),
                "--out", str(tmp_path / "r.jsonl"))
     assert proc.returncode == 0, proc.stderr
-    warnings = proc.stdout.split("WARNINGS")[1].split("SUMMARY")[0]
-    assert "j.yaml:one:llm_judge [default]: llm_judge: no valid JSON object" in warnings
+    assert "errors: cases 0, evaluators 1" in proc.stdout
+    errors = proc.stdout.split("ERRORS")[1].split("SUMMARY")[0]
+    assert re.search(r"j\.yaml:one:llm_judge \[default\]: .*broke the output contract twice",
+                     errors), errors
+    judged = records(tmp_path / "r.jsonl")[0]["evaluator_results"][0]
+    assert judged["judge_call"] == {"attempts": 2, "asks": 2, "wait_ms": 0.0}
 
 
 def test_offline_judge_known_hits_and_misses_on_the_bundled_example(cli, tmp_path):

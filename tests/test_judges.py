@@ -43,11 +43,13 @@ def test_llm_judge_prompt_and_result():
     assert req["target"] == "judge"
 
 
-def test_llm_judge_without_json_scores_zero_with_warning():
-    result = asyncio.run(LlmJudge(type="llm_judge").evaluate(ctx_with_judge("I think it's fine")))
-    assert result.score == 0.0 and result.hits == [] and result.misses == []
+def test_llm_judge_without_json_is_asked_again_then_an_error():
+    result = asyncio.run(run_evaluator(LlmJudge(type="llm_judge"),
+                                       ctx_with_judge("I think it's fine")))
+    assert result.score == 0.0 and result.hits == [] and result.verdict == "fail"
+    assert result.error.startswith("JudgeError: judge reply broke the output contract twice")
     assert result.details == {"raw_reply": "I think it's fine"}
-    assert result.warnings
+    assert result.judge_call == {"attempts": 2, "asks": 2, "wait_ms": 0.0}
 
 
 def test_custom_prompt_file(tmp_path):
