@@ -51,6 +51,7 @@ def _ms(value: float) -> str:
 
 
 class Latency(Evaluator):
+    """1 if the answer came within `threshold` ms."""
     kind = "latency"
     threshold: float = Field(gt=0)
 
@@ -63,6 +64,7 @@ class Latency(Evaluator):
 
 
 class Cost(Evaluator):
+    """1 if the case cost at most `budget` USD."""
     kind = "cost"
     budget: float = Field(ge=0)
 
@@ -74,6 +76,7 @@ class Cost(Evaluator):
 
 
 class TokenUsage(Evaluator):
+    """1 if every given token limit holds."""
     kind = "token_usage"
     max_total: int | None = Field(default=None, ge=0)
     max_input: int | None = Field(default=None, ge=0)
@@ -98,6 +101,8 @@ class TokenUsage(Evaluator):
 
 
 class ExecutionMetrics(Evaluator):
+    """The fraction of the given limits held (tool calls, LLM calls, tokens, cost, duration,
+    exploration ratio)."""
     kind = "execution_metrics"
     max_tool_calls: int | None = Field(default=None, ge=0)
     max_llm_calls: int | None = Field(default=None, ge=0)

@@ -20,6 +20,8 @@ from evaluators.scored import score_result
 
 
 class CategoricalJudge(Evaluator):
+    """The LLM judge picks a label for `criterion`: excellent / good / fair / poor / wrong (1 /
+    0.75 / 0.5 / 0.25 / 0); pass = excellent or good."""
     kind = "categorical_judge"
     criterion: str = Field(default=DEFAULT_CRITERION, min_length=1)
     prompt: str | None = None

@@ -21,6 +21,7 @@ from evaluators.scored import NO_EXPECTED, ScoreEvaluator
 
 
 class ExactMatch(ScoreEvaluator):
+    """The answer equals `value` (default: the case's expected answer)."""
     kind = "exact_match"
     value: Any = None
     case_sensitive: bool = True
@@ -44,6 +45,7 @@ class ExactMatch(ScoreEvaluator):
 
 
 class Contains(ScoreEvaluator):
+    """The answer contains `value` (a list: all must appear)."""
     kind = "contains"
     value: str | list[str] | None = None
     case_sensitive: bool = True
@@ -65,6 +67,7 @@ class Contains(ScoreEvaluator):
 
 
 class Regex(ScoreEvaluator):
+    """The answer matches `pattern`."""
     kind = "regex"
     pattern: str
     ignore_case: bool = False
@@ -86,6 +89,8 @@ class Regex(ScoreEvaluator):
 
 
 class IsJson(ScoreEvaluator):
+    """The answer is JSON, valid against `schema` when given (inline or a JSON file beside the
+    eval)."""
     kind = "is_json"
     schema_: dict[str, Any] | str | None = Field(default=None, alias="schema")
 
@@ -111,6 +116,7 @@ class IsJson(ScoreEvaluator):
 
 
 class JsonSubset(ScoreEvaluator):
+    """The answer's JSON contains `value` (nested mappings recurse)."""
     kind = "json_subset"
     value: Any = None
 
@@ -126,6 +132,7 @@ class JsonSubset(ScoreEvaluator):
 
 
 class WithinTolerance(ScoreEvaluator):
+    """The answer's last number is within `tolerance` of `value` (`relative`: a fraction of it)."""
     kind = "within_tolerance"
     value: float | str | None = None
     tolerance: float = Field(ge=0)

@@ -40,7 +40,9 @@ def judge_payload(ctx: EvalContext) -> dict[str, Any]:
 
 
 class CodeJudge(Evaluator):
-    """Keys beyond the ones below reach the script as ``config`` (AgentV's convention)."""
+    """A script in any language scores the answer: its JSON verdict (`details` kept as is;
+    `evaluator_provider_request {script: [argv], cwd}`, AgentV's); other keys reach it as
+    `config`."""
 
     kind = "code_judge"
     extra_keys_are_config: ClassVar[bool] = True

@@ -36,10 +36,12 @@ class _Combinator(WithMembers):
 
 
 class AllOf(_Combinator):
+    """All member `evaluators` must pass; score = their mean."""
     kind = "all_of"
     require_all = True
 
 
 class AnyOf(_Combinator):
+    """One member of `evaluators` must pass; score = their max."""
     kind = "any_of"
     require_all = False

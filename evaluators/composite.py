@@ -50,6 +50,8 @@ Aggregator = Annotated[Union[WeightedAverage, CodeAggregator, LlmAggregator],
 
 
 class Composite(WithMembers):
+    """Member `evaluators` (nestable) combined by an `aggregator` (see Composite aggregators
+    below)."""
     kind = "composite"
     aggregator: Aggregator = Field(default_factory=WeightedAverage)
 

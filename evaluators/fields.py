@@ -38,6 +38,9 @@ class FieldSpec(BaseModel):
 
 
 class FieldAccuracy(Evaluator):
+    """Weighted fraction of matched `fields` of a JSON answer (`{path, match: exact |
+    numeric_tolerance | date, required, weight, tolerance, relative, formats}`); like AgentV, at
+    most 4 hits and 4 misses listed (all in `details`)."""
     kind = "field_accuracy"
     # AgentV lists at most 4 hits and 4 misses; the full lists go to ``details``
     fields: list[FieldSpec] = Field(min_length=1)

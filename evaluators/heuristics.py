@@ -48,6 +48,7 @@ def _error_details(text: str) -> dict:
 
 
 class ErrorDetection(Evaluator):
+    """0 if the answer looks like a stack trace or tool error output, else 1."""
     kind = "error_detection"
 
     async def evaluate(self, ctx: EvalContext) -> EvaluatorResult:
@@ -60,6 +61,7 @@ class ErrorDetection(Evaluator):
 
 
 class Keywords(Evaluator):
+    """Hit ratio of the `expected` terms × (1 − ratio of `forbidden` terms found)."""
     kind = "keywords"
     expected: list[str] = Field(default_factory=list)
     forbidden: list[str] = Field(default_factory=list)
@@ -102,6 +104,7 @@ class Keywords(Evaluator):
 
 
 class AspectCoverage(Evaluator):
+    """bbeval aspect coverage of the reference answer's bullets (pass at `threshold`)."""
     kind = "heuristic"
     threshold: float = Field(default=0.5, gt=0, le=1)  # share of key terms that must appear
 

@@ -115,6 +115,8 @@ def judge_inputs(ctx: EvalContext) -> JudgeInputs:
 
 
 class LlmJudge(Evaluator):
+    """An LLM judge grades the answer: its `{score, hits, misses, reasoning}`; `prompt` is
+    inline text or a template file; given `rubrics` it grades like `rubric`."""
     kind = "llm_judge"
     # inline text or a template file; ``promptPath`` / ``prompt_path`` are AgentV's spellings
     prompt: str | None = Field(default=None,

@@ -45,6 +45,8 @@ def load_callable(spec: str, base_dir: str = ".") -> Callable[..., Any]:
 
 
 class PythonEvaluator(Evaluator):
+    """A typed Python evaluator `callable: module:function` (with `args`/`kwargs`: a factory);
+    see the typed API below."""
     kind = "python"
     callable_: str = Field(alias="callable")
     args: list[Any] = Field(default_factory=list)

@@ -1,6 +1,10 @@
 """Evaluator ``type`` → class, imported lazily; builds evaluators from YAML config.
 
-Unknown config keys are reported as warnings (never silently dropped); invalid
+Adding an evaluator: one file (an ``Evaluator`` subclass whose fields are its YAML keys and
+whose docstring's first paragraph is its row in the docs table) and one line in
+``EVALUATORS`` (or ``register(kind, cls)`` from outside the project). ``validate``, the JSON
+Schema (``agentv schema``) and evaluators/README.md's table (``tasks.catalogue``) read this
+registry. Unknown config keys are reported as warnings (never silently dropped); invalid
 values raise ``ConfigError`` naming file:line and field.
 """
 from __future__ import annotations
@@ -15,8 +19,8 @@ from evaluators.base import Evaluator
 from providers.errors import ConfigError
 from providers.lazyload import load_symbol
 
-# type -> "module:Class"
-EVALUATORS: dict[str, str] = {
+# type -> "module:Class" (or the class itself, when registered at run time)
+EVALUATORS: dict[str, str | type[Evaluator]] = {
     "llm_judge": "evaluators.llm_judge:LlmJudge",
     "code_judge": "evaluators.code:CodeJudge",
     "code": "evaluators.code:CodeJudge",
@@ -55,6 +59,11 @@ EVALUATORS: dict[str, str] = {
 }
 
 
+def register(kind: str, evaluator: str | type[Evaluator]) -> None:
+    """Make ``type: kind`` build ``evaluator`` (a class or ``"module:Class"``)."""
+    EVALUATORS[kind] = evaluator
+
+
 def known_types() -> list[str]:
     return sorted(EVALUATORS)
 
@@ -64,6 +73,8 @@ def evaluator_class(kind: str, where: str = "") -> type[Evaluator]:
     if spec is None:
         raise ConfigError(f"unknown evaluator type '{kind}' (known: {', '.join(known_types())})",
                           where, "type")
+    if isinstance(spec, type):
+        return spec
     try:
         return load_symbol(spec)
     except (ImportError, AttributeError) as err:

@@ -44,6 +44,8 @@ CONTRACT = 'a JSON object {"checks": [{"id": ..., ...}], "overall_reasoning": ".
 
 
 class RubricEvaluator(Evaluator):
+    """The LLM judge grades the answer item by item against `rubrics` (default: the case's
+    `rubrics`; see Rubrics below)."""
     kind = "rubric"
     rubrics: list[RubricItem] | None = None  # None: use the case's rubrics
 

@@ -29,6 +29,7 @@ class _SessionCheck(ScoreEvaluator):
 
 
 class ToolCalled(_SessionCheck):
+    """The trace has a call of `tool`."""
     kind = "tool_called"
     tool: str = ""
 
@@ -42,6 +43,7 @@ class ToolCalled(_SessionCheck):
 
 
 class ToolNotCalled(ToolCalled):
+    """The trace has no call of `tool`."""
     kind = "tool_not_called"
 
     def check(self) -> sc.SessionCheck:
@@ -49,6 +51,7 @@ class ToolNotCalled(ToolCalled):
 
 
 class ToolCallCount(ToolCalled):
+    """The number of calls of `tool` is between `min` and `max`."""
     kind = "tool_call_count"
     min: int = Field(default=0, ge=0)
     max: int | None = Field(default=None, ge=0)
@@ -64,6 +67,7 @@ class ToolCallCount(ToolCalled):
 
 
 class AllToolsSucceeded(_SessionCheck):
+    """Every tool call in the trace succeeded."""
     kind = "all_tools_succeeded"
 
     def check(self) -> sc.SessionCheck:
@@ -71,6 +75,7 @@ class AllToolsSucceeded(_SessionCheck):
 
 
 class TokenUsageUnder(_SessionCheck):
+    """The case used fewer than `max_tokens` tokens."""
     kind = "token_usage_under"
     max_tokens: int = Field(ge=0)
 
@@ -79,6 +84,7 @@ class TokenUsageUnder(_SessionCheck):
 
 
 class TraceContains(_SessionCheck):
+    """At least `min_count` trace events of `event_type` match `predicate` `{field: value…}`."""
     kind = "trace_contains"
     event_type: str | None = None
     predicate: dict[str, Any] | None = None  # fields the event must contain (subset match)

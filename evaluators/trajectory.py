@@ -62,6 +62,8 @@ class _Tally:
 
 
 class ToolTrajectory(Evaluator):
+    """The trace's tool calls against `expected` calls and `minimums` in `mode` any_order /
+    in_order / exact: hits / aspects."""
     kind = "tool_trajectory"
     mode: Literal["any_order", "in_order", "exact"]
     minimums: dict[str, int] | None = None

@@ -40,6 +40,8 @@ log = logging.getLogger("agentv.cli")
 
 
 class CliProvider(BaseProvider):
+    """Any command as an agent target through `command_template` placeholders (argv, never a
+    shell line); `provider_batching` runs many cases in one call."""
     kind = "cli"
     is_agent = True
     supports_batch = True

@@ -76,6 +76,7 @@ def approval_flags(preset: object, where: str) -> list[str]:
 
 
 class CodexProvider(BaseProvider):
+    """The Codex CLI (`codex exec --json`) as an agent target; its events become the trace."""
     kind = "codex"
     is_agent = True
 

@@ -25,6 +25,8 @@ from providers.trace import events_from_dicts
 
 
 class MockProvider(BaseProvider):
+    """Canned answers after a fixed or random delay (`response`, `delayMs`, `trace`, `usage`);
+    as a judge, the offline heuristic judge. No network."""
     kind = "mock"
 
     def check(self) -> None:

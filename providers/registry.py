@@ -1,15 +1,22 @@
 """Provider kinds → implementing class and settings model, imported lazily (litellm only
 when a target is built). Adding a provider: one file (provider + its ``ProviderSettings``
-subclass) and one line in ``REGISTRY``."""
+subclass; the provider's docstring's first paragraph is its row in the docs table) and one
+line in ``REGISTRY`` (or ``register(kind, provider, settings)`` from outside the project).
+``validate``, the JSON Schema (``agentv schema``) and README.md's provider table
+(``tasks.catalogue``) read this registry."""
 from __future__ import annotations
+
+from typing import Any
 
 from providers.base import BaseProvider, ConfigError, Target
 from providers.base_settings import ProviderSettings
 from providers.lazyload import load_symbol
 
+Spec = Any  # "module:Class", or the class itself when registered at run time
+
 _LLM = "providers.llm_settings"
 # kind -> ("module:ProviderClass", "module:SettingsModel"). Aliases share both.
-REGISTRY: dict[str, tuple[str, str]] = {
+REGISTRY: dict[str, tuple[Spec, Spec]] = {
     "mock": ("providers.mock:MockProvider", "providers.mock_settings:MockSettings"),
     "azure": ("providers.llm:AzureProvider", f"{_LLM}:AzureSettings"),
     "azure-openai": ("providers.llm:AzureProvider", f"{_LLM}:AzureSettings"),
@@ -26,7 +33,17 @@ REGISTRY: dict[str, tuple[str, str]] = {
     "vscode-insiders": ("providers.vscode:VSCodeProvider",
                         "providers.vscode_settings:VSCodeSettings"),
 }
-PROVIDERS: dict[str, str] = {kind: spec[0] for kind, spec in REGISTRY.items()}
+
+
+def register(kind: str, provider: str | type[BaseProvider],
+             settings: str | type[ProviderSettings]) -> None:
+    """Make ``provider: kind`` build ``provider`` with ``settings`` (classes or
+    ``"module:Class"`` strings)."""
+    REGISTRY[kind] = (provider, settings)
+
+
+def _load(spec: Spec) -> Any:
+    return spec if isinstance(spec, type) else load_symbol(spec)
 
 
 def known_kinds() -> list[str]:
@@ -43,7 +60,7 @@ def provider_class(kind: str, where: str = "") -> type[BaseProvider]:
     if spec is None:
         raise _unknown(kind, where)
     try:
-        return load_symbol(spec[0])
+        return _load(spec[0])
     except (ImportError, AttributeError):
         raise ConfigError(f"provider '{kind}' is not available yet", where, "provider") from None
 
@@ -53,7 +70,7 @@ def settings_model(kind: str, where: str = "") -> type[ProviderSettings]:
     spec = REGISTRY.get(kind)
     if spec is None:
         raise _unknown(kind, where)
-    return load_symbol(spec[1])
+    return _load(spec[1])
 
 
 def build_provider(target: Target) -> BaseProvider:

@@ -43,6 +43,8 @@ LOCK_NAME = "subagent.lock"  # subagent 0.4.6's DEFAULT_LOCK_NAME
 
 
 class VSCodeProvider(BaseProvider):
+    """VS Code / Copilot agent mode through the `subagent` program; the reply from its response
+    file."""
     kind = "vscode"
     is_agent = True
     max_workers = 1
