@@ -3,8 +3,9 @@
 The judge must answer ``{"rating": "<label>", "reason": "..."}`` with one of
 excellent / good / fair / poor / wrong (→ 1.0 / 0.75 / 0.5 / 0.25 / 0.0); it passes on
 excellent or good. Anything else breaks the contract: it is asked again once, then the
-judge failed (``evaluators.judge_call.JudgeError``). ``categorical_judge(judge, criterion)`` is the typed-API factory (seed 002's
-``llm_judge``); the YAML evaluator is ``type: categorical_judge``.
+judge failed (``evaluators.judge_call.JudgeError``). ``categorical_judge(judge, criterion)``
+is the typed-API factory (seed 002's ``llm_judge``); the YAML evaluator is
+``type: categorical_judge``.
 """
 from __future__ import annotations
 

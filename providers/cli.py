@@ -1,6 +1,6 @@
 """``provider: cli`` — any command becomes an agent target through a command template.
 
-Placeholders ``{PROMPT}`` (the agent prompt with its "read these files first" block),
+Placeholders ``{PROMPT}`` (the request's question, files as ``<file: path="…">`` references),
 ``{GUIDELINES}`` (guideline file contents), ``{EVAL_ID}``, ``{ATTEMPT}``, ``{FILES}`` (every
 referenced file, guidelines included, each rendered with ``files_format``),
 ``{ATTACHMENTS}`` (non-guideline files, ``attachments_format``) and ``{OUTPUT_FILE}``
