@@ -1,57 +1,30 @@
 """The case table artifact: one row per case with what a reviewer needs to judge it in the
 Prefect UI — score, verdict, hits, misses, short reasoning, and the case's or its
-evaluators' errors. One table per eval file × target, keyed so its history is kept."""
+evaluators' errors (tasks/case_rows.py). One table per eval file × target, keyed so its
+history is kept; built from the rows the run collected as it wrote them, or from a
+loaded DataFrame."""
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from flows.naming import artifact_key, suite_name
-from tasks.problems import evaluator_problems
+from tasks.case_rows import CASE_ROW_KEYS, case_row
 
-REASONING_CHARS = 200
 CASE_TABLE_COLUMNS = ["eval_id", "target", "trial", "case_key", "score", "verdict", "error",
                       "latency_ms", "reasoning", "hits", "misses", "evaluator_results"]
 
 
-def _items(raw: Any) -> str:
-    try:
-        items = json.loads(raw) if isinstance(raw, str) else (raw or [])
-    except ValueError:
-        return ""
-    return "; ".join(str(i) for i in items)
-
-
-def short(text: Any, limit: int = REASONING_CHARS) -> str:
-    text = " ".join(str(text or "").split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _errors(row: Any) -> str:
-    parts = [str(row.error)] if isinstance(row.error, str) and row.error else []
-    parts += [f"{p.evaluator}: {p.message}" for p in evaluator_problems(row.evaluator_results)
-              if p.is_error]
-    return short(" | ".join(parts), 300)
-
-
-def _number(value: Any, digits: int) -> float | None:
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        return None
-    return None if value != value else round(value, digits)
-
-
 def case_rows(df) -> list[dict[str, Any]]:
-    return [{"eval_id": r.eval_id, "trial": int(r.trial or 0), "score": round(float(r.score), 3),
-             "verdict": r.verdict, "hits": short(_items(r.hits), 300),
-             "misses": short(_items(r.misses), 300), "reasoning": short(r.reasoning),
-             "error": _errors(r), "latency_ms": _number(r.latency_ms, 1)}
-            for r in df.itertuples()]
+    return [case_row(r) for r in df.itertuples()]
 
 
 def suite_of(case_key: Any) -> str:
     return suite_name(str(case_key).split("::")[0]) if isinstance(case_key, str) else "unknown"
+
+
+def _table(suite: str, target: str, rows: list[dict[str, Any]]) -> tuple[str, str, list]:
+    return (artifact_key("cases", [suite], [target]),
+            f"agentv cases: {suite} × {target} ({len(rows)} case(s))", rows)
 
 
 def case_tables(df) -> list[tuple[str, str, list[dict[str, Any]]]]:
@@ -60,7 +33,19 @@ def case_tables(df) -> list[tuple[str, str, list[dict[str, Any]]]]:
     out = []
     for (suite, target), part in frame.groupby(["_suite", "_target"], sort=True):
         ordered = part.sort_values(["eval_id", "trial"], kind="stable")
-        out.append((artifact_key("cases", [suite], [target]),
-                    f"agentv cases: {suite} × {target} ({len(part)} case(s))",
-                    case_rows(ordered)))
+        out.append(_table(suite, target, case_rows(ordered)))
+    return out
+
+
+def collected_tables(collected: dict[tuple[str, str], list[tuple[Any, ...]]]
+                     ) -> list[tuple[str, str, list[dict[str, Any]]]]:
+    """The same tables from rows collected while the run wrote its records
+    (``RunSink.cases``: (file, target) → rows as tuples of ``CASE_ROW_KEYS``)."""
+    merged: dict[tuple[str, str], list[tuple[Any, ...]]] = {}
+    for (file, target), rows in collected.items():
+        merged.setdefault((suite_of(f"{file}::") if file else "unknown", target), []).extend(rows)
+    out = []
+    for (suite, target) in sorted(merged):
+        ordered = sorted(merged[(suite, target)], key=lambda r: (str(r[0]), r[1]))
+        out.append(_table(suite, target, [dict(zip(CASE_ROW_KEYS, r)) for r in ordered]))
     return out

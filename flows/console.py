@@ -4,6 +4,7 @@ the ERRORS and WARNINGS sections and the summary. The progress line appears only
 terminal."""
 from __future__ import annotations
 
+import os
 import sys
 import time
 from typing import Any
@@ -110,8 +111,41 @@ def run_from_cli(opts: EvalOptions) -> int:
     if result.get("interrupted"):
         print(f"  interrupted: {result.get('not_run', 0)} case(s) not run; continue with "
               f"--resume {result['results']}")
-        return exit_code(result)
-    return 1 if result.get("gate_failures") else 0
+        return exit_now(exit_code(result))
+    return exit_now(1 if result.get("gate_failures") else 0)
+
+
+ENTRY_MODULES = ("flows.cli", "flows.eval")
+
+
+def _is_agentv_process() -> bool:
+    """This process is the ``agentv`` command itself (not a program calling its main)."""
+    main = sys.modules.get("__main__")
+    spec = getattr(main, "__spec__", None)
+    if spec is not None:
+        return spec.name in ENTRY_MODULES
+    return os.path.basename(sys.argv[0] or "") == "agentv"
+
+
+def exit_now(code: int) -> int:
+    """The run is over and everything it wrote is closed: when this process is the
+    ``agentv`` command, exit without the interpreter's teardown of every module and object
+    (~0.4 s after a run). Worker threads are joined, exit handlers run (Prefect's drains,
+    logging's flush), the console is flushed; then the process ends with ``code``."""
+    if not _is_agentv_process():
+        return code
+    import atexit
+    import threading
+    for thread in threading.enumerate():
+        if thread is not threading.current_thread() and not thread.daemon:
+            thread.join(timeout=10)
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
 
 
 def exit_code(result: dict[str, Any]) -> int:

@@ -51,14 +51,17 @@ def run_eval(opts: EvalOptions, *, on_record: Callable[[dict], None] | None = No
 def open_results(opts: EvalOptions):
     """The locked writer of this run's results file (``--resume``'s file, ``--out``, or a new
     timestamped file)."""
+    from tasks.results import parquet_path_for
+    from tasks.sink import RunSink
     from tasks.write import ResultWriter, check_format, default_results_path
     check_format(opts.output_format)
     if opts.resume:
         from tasks.resume import resolve_resume_path
         opts.out = str(resolve_resume_path(opts.resume, opts.output_format))
-        return ResultWriter(opts.out, opts.output_format, append=True, flag="--resume")
+        return ResultWriter(opts.out, opts.output_format, append=True, flag="--resume",
+                            sink=RunSink(parquet_path_for(opts.out)))
     opts.out = opts.out or str(default_results_path(opts.output_format))
-    return ResultWriter(opts.out, opts.output_format)
+    return ResultWriter(opts.out, opts.output_format, sink=RunSink(parquet_path_for(opts.out)))
 
 
 def run_plan(plan, runtimes, *, on_record: Callable[[dict], None] | None = None,
@@ -68,6 +71,8 @@ def run_plan(plan, runtimes, *, on_record: Callable[[dict], None] | None = None,
     from flows.preload import quiet_prefect_console
     from flows.server import ensure_api
     quiet_prefect_console(plan.options.verbose)
+    if writer is None and finished is None and not plan.options.resume:
+        writer = open_results(plan.options)  # its sink builds Parquet and stats as it writes
     try:
         ensure_api(log)
         from flows.pipeline import RunState, eval_flow, register_run

@@ -195,7 +195,7 @@ async def summarize_stage(token: str, wall_s: float) -> dict[str, Any]:
     the run's artifacts."""
     session = session_of(RUNS[token])
     return await publish_results(session.writer.path, session.plan.options, wall_s,
-                                 run_info(session.plan))
+                                 run_info(session.plan), sink=session.writer.sink)
 
 
 def _pending(plan: Plan, state: RunState) -> list[Job]:

@@ -10,7 +10,7 @@ deployment parameters. ``check_gates`` returns one reason per failed gate.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from providers.errors import ConfigError
 
@@ -88,9 +88,21 @@ def gate_failures(df, summary: dict[str, Any], run_gates: Gates,
     eval file's ``execution`` gates against that file's cases. ``suite_gates`` holds
     (label, case-key file prefix, gates)."""
     from tasks.stats import summarize
+
+    def suite_summary(prefix: str) -> dict[str, Any] | None:
+        if "case_key" not in df:
+            return None
+        return summarize(df[df["case_key"].fillna("").str.startswith(f"{prefix}::")])
+    return failed_gates(summary, run_gates, suite_gates, suite_summary)
+
+
+def failed_gates(summary: dict[str, Any], run_gates: Gates,
+                 suite_gates: list[tuple[str, str, Gates]],
+                 suite_summary: Callable[[str], dict[str, Any] | None]) -> list[str]:
+    """``gate_failures`` with each eval file's summary from ``suite_summary(file)``."""
     reasons = check_gates(summary, run_gates)
     for label, prefix, gates in suite_gates:
-        if gates.active and "case_key" in df:
-            part = df[df["case_key"].fillna("").str.startswith(f"{prefix}::")]
-            reasons += check_gates(summarize(part), gates, label)
+        part = suite_summary(prefix) if gates.active else None
+        if part is not None:
+            reasons += check_gates(part, gates, label)
     return reasons

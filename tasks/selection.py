@@ -31,8 +31,14 @@ class TargetFiles:
     def __init__(self, opts: Any, warn: Callable[[str], None]):
         self.opts, self.warn = opts, warn
         self.files: dict[Path, TargetsFile | None] = {}
+        self.by_suite: dict[str, TargetsFile | None] = {}  # asked once per case: found once
 
     def for_suite(self, suite: EvalSuite) -> TargetsFile | None:
+        if suite.path not in self.by_suite:
+            self.by_suite[suite.path] = self._find(suite)
+        return self.by_suite[suite.path]
+
+    def _find(self, suite: EvalSuite) -> TargetsFile | None:
         path = discover_targets(self.opts.targets, [Path(suite.path)])
         key = path.resolve() if path else Path(suite.path)
         if key not in self.files:

@@ -9,6 +9,11 @@ a second run on the same file fails at once naming the holder's PID, and nothing
 truncated before the lock is held. Each record goes out in one unbuffered ``write`` on an
 ``O_APPEND`` descriptor; if that write fails (disk full, file too large) the partial bytes
 are cut off again, so the file always ends with a whole record and ``--resume`` continues it.
+
+A writer may own a sink (``tasks.sink.RunSink``) that every written record is fed to —
+the Parquet file in row groups and the summary statistics, built while the run goes on.
+On ``--resume`` the sink first takes the records already in the file, so the Parquet
+file and the summary cover the whole run, old records and new.
 """
 from __future__ import annotations
 
@@ -17,10 +22,13 @@ import json
 import os
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from providers.errors import ConfigError
 from tasks.redact import redact, redact_obj
+
+if TYPE_CHECKING:
+    from tasks.sink import RunSink
 
 FORMATS = ("jsonl", "yaml")
 
@@ -99,7 +107,7 @@ class ResultWriter:
     """Opened (and locked) before the run; ``begin`` empties it unless appending (resume)."""
 
     def __init__(self, path: str | Path, fmt: str = "jsonl", append: bool = False,
-                 flag: str = "--out"):
+                 flag: str = "--out", sink: RunSink | None = None):
         self.path = Path(path)
         self.fmt = check_format(fmt)
         self.append = append
@@ -109,6 +117,7 @@ class ResultWriter:
         self._created = not existed
         self._begun = False
         self.count = 0
+        self.sink = sink
 
     def begin(self) -> None:
         """The run starts: a fresh (non-resume) results file is emptied now, not before."""
@@ -116,6 +125,8 @@ class ResultWriter:
             self._begun = True
             if not self.append:
                 os.ftruncate(self._fd, 0)
+            elif self.sink is not None:
+                self.sink.add_file(self.path)
 
     def write(self, record: dict[str, Any]) -> dict[str, Any]:
         """Append one scrubbed record; returns it (what was written)."""
@@ -138,6 +149,8 @@ class ResultWriter:
             self._cut_back(size)
             raise
         self.count += 1
+        if self.sink is not None:
+            self.sink.add(record)
         return record
 
     def _cut_back(self, size: int) -> None:
@@ -156,6 +169,8 @@ class ResultWriter:
     def close(self) -> None:
         if not self._closed:
             self._closed = True
+            if self.sink is not None and self._begun:
+                self.sink.finish()  # the Parquet file holds every record written
             os.close(self._fd)  # releases the lock
 
     @property

@@ -1,0 +1,131 @@
+"""What the results writer feeds every record it writes to, so nothing waits for the end
+of the run: the Parquet file, written in row groups as records arrive; the summary
+statistics (``tasks.tally``); and the case table rows. ``finish`` closes the Parquet file
+(written under a temporary name, renamed when complete, so a reader never sees half a
+file) and returns its path.
+
+pyarrow's import (~0.2 s CPU) starts on a background thread when the sink is made, so the
+first row group does not stall the event loop. A Parquet write that fails (disk full)
+drops the Parquet file only; the results file and the statistics are unaffected.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+from typing import Any
+
+from tasks.case_rows import case_row
+from tasks.results import arrow_schema, iter_records, record_to_row
+from tasks.tally import Tally
+
+ROWS_PER_GROUP = 500
+log = logging.getLogger("agentv.sink")
+
+
+def _import_pyarrow() -> None:
+    try:
+        import pyarrow.parquet  # noqa: F401
+    except Exception:  # noqa: BLE001 - the real import reports it
+        pass
+
+
+class ParquetStream:
+    """A Parquet file written ``rows_per_group`` rows at a time."""
+
+    def __init__(self, path: Path, rows_per_group: int = ROWS_PER_GROUP) -> None:
+        self.path = path
+        self.tmp = path.with_name(path.name + ".tmp")
+        self.rows_per_group = rows_per_group
+        self.pending: list[dict[str, Any]] = []
+        self._writer: Any = None
+        self.failed: str | None = None
+        self.rows = 0
+        threading.Thread(target=_import_pyarrow, name="agentv-pyarrow", daemon=True).start()
+
+    def add(self, row: dict[str, Any]) -> None:
+        if self.failed is None:
+            self.pending.append(row)
+            if len(self.pending) >= self.rows_per_group:
+                self.flush()
+
+    def flush(self) -> None:
+        if self.failed is not None or not self.pending:
+            return
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+        try:
+            schema = arrow_schema()
+            if self._writer is None:
+                self._writer = pq.ParquetWriter(self.tmp, schema)
+            self._writer.write_batch(pa.RecordBatch.from_pylist(self.pending, schema=schema))
+            self.rows += len(self.pending)
+        except (OSError, pa.ArrowException) as err:
+            self._fail(err)
+        self.pending = []
+
+    def _fail(self, err: Exception) -> None:
+        self.failed = str(getattr(err, "strerror", None) or err)
+        log.warning("could not write the Parquet file: %s", self.failed)
+        self._close_writer()
+        self.tmp.unlink(missing_ok=True)
+
+    def _close_writer(self) -> None:
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            try:
+                writer.close()
+            except OSError:
+                pass
+
+    def close(self) -> Path | None:
+        """Write what is pending and the footer; the complete file replaces any older one."""
+        self.flush()
+        if self.failed is not None:
+            return None
+        try:
+            if self._writer is None:  # no record: an empty file with the schema
+                import pyarrow.parquet as pq
+                self._writer = pq.ParquetWriter(self.tmp, arrow_schema())
+            self._writer.close()
+            self._writer = None
+            self.tmp.replace(self.path)
+        except OSError as err:
+            self._fail(err)
+            return None
+        return self.path
+
+
+class RunSink:
+    """Each written record → one Parquet row, the tally, a case table row."""
+
+    def __init__(self, parquet: Path | None) -> None:
+        self.parquet = ParquetStream(parquet) if parquet is not None else None
+        self.tally = Tally()
+        self.cases: dict[tuple[str, str], list[tuple[Any, ...]]] = {}  # compact case rows
+        self._finished: Path | None = None
+        self.closed = False
+
+    def add(self, record: dict[str, Any]) -> None:
+        row = record_to_row(record)
+        results = record.get("evaluator_results")
+        results = results if isinstance(results, list) else None  # parsed once, used twice
+        if self.parquet is not None:
+            self.parquet.add(row)
+        self.tally.add(row, results)
+        key = row["case_key"]
+        file = key.split("::")[0] if isinstance(key, str) else ""
+        self.cases.setdefault((file, row["target"] or ""), []).append(
+            tuple(case_row(row, results).values()))
+
+    def add_file(self, results: Path) -> None:
+        """The records already in a results file (``--resume`` continues it)."""
+        for record in iter_records(results):
+            self.add(record)
+
+    def finish(self) -> Path | None:
+        """Close the Parquet file; its path, or None when it could not be written."""
+        if not self.closed:
+            self.closed = True
+            self._finished = self.parquet.close() if self.parquet is not None else None
+        return self._finished

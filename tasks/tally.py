@@ -1,0 +1,169 @@
+"""The run's summary statistics, accumulated as records are written (no pandas, no
+second pass over the results file).
+
+``Tally.add(row)`` takes one row of the results schema (``tasks.results.record_to_row``);
+``summary()`` returns what ``tasks.stats.summarize`` computes from the whole DataFrame
+(same keys, same numbers), ``breakdown()`` what ``tasks.stats.breakdown`` does, and
+``suite_summary(file)`` the numbers the quality gates check for one eval file. What it
+keeps per record is compact: floats in arrays and, per case (target × dataset × eval_id),
+a score sum, a trial count and a pass count (the bootstrap CI and pass@k need them).
+"""
+from __future__ import annotations
+
+import sys
+from array import array
+from typing import Any
+
+from tasks.problems import evaluator_error_count
+from tasks.stats import histogram
+from tasks.tally_groups import Breakdown, evaluator_results, number
+from tasks.trials import bootstrap_ci, pass_at_k, pass_hat_k
+
+
+class SuiteCounts:
+    """What the gates check for one eval file: total, mean, pass rate, errors."""
+
+    __slots__ = ("n", "score_sum", "passes", "errors", "evaluator_errors")
+
+    def __init__(self) -> None:
+        self.n = self.passes = self.errors = self.evaluator_errors = 0
+        self.score_sum = 0.0
+
+    def summary(self) -> dict[str, Any]:
+        if not self.n:
+            return {"total": 0, "errors": 0, "evaluator_errors": 0}
+        return {"total": self.n, "errors": self.errors, "evaluator_errors": self.evaluator_errors,
+                "mean": round(self.score_sum / self.n, 3),
+                "pass_rate": round(self.passes / self.n, 3)}
+
+
+def _intern(value: Any) -> str:
+    return sys.intern(value) if isinstance(value, str) else ""
+
+
+class Tally:
+    def __init__(self) -> None:
+        self.scores = array("d")
+        self.errors = self.evaluator_errors = self.passes = 0
+        self.input_tokens = self.output_tokens = 0
+        self.cost = self.judge_cost = 0.0
+        self.cost_known = False
+        self.cases: dict[tuple[str, str, str], list[float]] = {}  # [score sum, n, passes]
+        self.targets_of: dict[tuple[str, str, str], Any] = {}  # case → its raw target
+        self.suites: dict[str, SuiteCounts] = {}
+        self.groups = Breakdown()
+
+    def add(self, row: dict[str, Any], results: list[Any] | None = None) -> None:
+        """One row of the results schema; ``results``: its evaluator results, parsed
+        (else read from the row's JSON)."""
+        results = evaluator_results(row.get("evaluator_results")) if results is None else results
+        score = number(row.get("score"))
+        passed = row.get("verdict") == "pass"
+        self.scores.append(score)
+        self.passes += passed
+        ev_errors = evaluator_error_count(results)
+        self.evaluator_errors += ev_errors
+        errored = row.get("error") is not None
+        self.errors += errored
+        self.input_tokens += int(row.get("input_tokens") or 0)
+        self.output_tokens += int(row.get("output_tokens") or 0)
+        if row.get("cost_usd") is not None:
+            self.cost += float(row["cost_usd"])
+            self.cost_known = True
+        self.judge_cost += float(row.get("judge_cost_usd") or 0.0)
+        key = (_intern(row.get("target")), _intern(row.get("dataset")), str(row["eval_id"]))
+        case = self.cases.get(key)
+        if case is None:
+            case = self.cases[key] = [0.0, 0, 0]
+            self.targets_of[key] = row.get("target")
+        case[0] += score
+        case[1] += 1
+        case[2] += passed
+        suite = self._suite(row.get("case_key"))
+        suite.n += 1
+        suite.score_sum += score
+        suite.passes += passed
+        suite.errors += errored
+        suite.evaluator_errors += ev_errors
+        self.groups.add(row, results, score, passed, errored)
+
+    def _suite(self, case_key: Any) -> SuiteCounts:
+        name = case_key.split("::")[0] if isinstance(case_key, str) else ""
+        counts = self.suites.get(name)
+        if counts is None:
+            counts = self.suites[sys.intern(name)] = SuiteCounts()
+        return counts
+
+    @property
+    def total(self) -> int:
+        return len(self.scores)
+
+    def suite_summary(self, prefix: str) -> dict[str, Any]:
+        return self.suites.get(prefix, SuiteCounts()).summary()
+
+    def breakdown(self) -> list[dict[str, Any]]:
+        return self.groups.table()
+
+    def summary(self) -> dict[str, Any]:
+        """The same dict as ``tasks.stats.summarize`` of these records."""
+        import numpy as np
+        if not self.total:
+            return {"total": 0, "errors": 0, "evaluator_errors": 0, "histogram": [0] * 5,
+                    "top": [], "bottom": []}
+        scores = np.frombuffer(self.scores, dtype=float)
+        top, bottom = self._extremes()
+        return {
+            "total": self.total, "errors": self.errors, "evaluator_errors": self.evaluator_errors,
+            "mean": round(float(np.nanmean(scores)), 3),
+            "median": round(float(np.nanmedian(scores)), 3),
+            "min": round(float(np.nanmin(scores)), 3), "max": round(float(np.nanmax(scores)), 3),
+            "std": round(float(np.nanstd(scores, ddof=1)), 3) if self.total >= 2 else None,
+            "histogram": histogram(self.scores), "top": top, "bottom": bottom,
+            "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
+            "cost_usd": round(self.cost, 6) if self.cost_known else None,
+            "judge_cost_usd": round(self.judge_cost, 6),
+            "pass_rate": round(self.passes / self.total, 3),
+            "ci95": self._ci(), "trials": self._trials(),
+        }
+
+    def _ci(self) -> list[float] | None:
+        means = [s / n for s, n, _ in (self.cases[k] for k in sorted(self.cases))]
+        pair = bootstrap_ci(means)
+        return None if pair is None else [round(pair[0], 3), round(pair[1], 3)]
+
+    def _extremes(self) -> tuple[list, list]:
+        """Top and bottom 3 cases by mean score over (eval_id, target), as ``_extremes``
+        in tasks/stats.py orders them."""
+        per: dict[tuple[str, Any], list[float]] = {}
+        for key, (total, n, _) in self.cases.items():
+            entry = per.setdefault((key[2], self.targets_of[key]), [0.0, 0])
+            entry[0] += total
+            entry[1] += n
+        targets = {t for _, t in per if t is not None}
+        one_target = len(targets) <= 1
+
+        def label(eval_id: str, target: Any) -> str:
+            return eval_id if one_target else f"{eval_id} [{target}]"
+        ordered = sorted(((s / n, e, t) for (e, t), (s, n) in per.items()),
+                         key=lambda x: (-x[0], x[1], x[2] is None, x[2] or ""))
+        n = min(3, (len(ordered) + 1) // 2)
+        top = [(label(e, t), round(s, 3)) for s, e, t in ordered[:n]]
+        rest = ordered[n:]
+        bottom = [(label(e, t), round(s, 3)) for s, e, t in rest[-3:][::-1]]
+        return top, bottom
+
+    def _trials(self) -> dict[str, Any] | None:
+        if not self.cases or max(c[1] for c in self.cases.values()) < 2:
+            return None
+        keys = sorted(self.cases)
+        k = int(min(self.cases[key][1] for key in keys))
+        many = len({key[0] for key in keys}) > 1
+        rows = [(key, int(self.cases[key][1]), int(self.cases[key][2])) for key in keys]
+        return {
+            "k": k, "cases": len(rows), "max_trials": max(n for _, n, _ in rows),
+            "pass_at_1": round(sum(c / n for _, n, c in rows) / len(rows), 3),
+            "pass_at_k": round(sum(pass_at_k(n, c, k) for _, n, c in rows) / len(rows), 3),
+            "pass_hat_k": round(sum(pass_hat_k(n, c, k) for _, n, c in rows) / len(rows), 3),
+            "disagreeing": [f"{key[2]} [{key[0]}]" if many else key[2]
+                            for key, n, c in rows if 0 < c < n],
+        }

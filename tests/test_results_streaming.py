@@ -1,0 +1,135 @@
+"""The run's sink: Parquet written in row groups as records arrive and statistics kept as
+they arrive must equal what the whole-file path (write_parquet + pandas) computes from the
+same records — summary, breakdown, case tables, per-file gates — also across --resume and
+when the Parquet file cannot be written. No Prefect here."""
+from __future__ import annotations
+
+import random
+
+import pyarrow.parquet as pq
+import pytest
+
+from flows.case_table import case_tables, collected_tables
+from tasks.gates import Gates, failed_gates, gate_failures
+from tasks.results import load_results, write_parquet
+from tasks.sink import ParquetStream, RunSink
+from tasks.stats import breakdown, summarize
+from tasks.write import ResultWriter
+from tests.test_results_data import record, write_jsonl
+
+
+def varied_records(n: int = 60) -> list[dict]:
+    """Two files, two targets, three trials, case errors, evaluator errors, missing
+    costs and latencies, evaluators without usage, written in a shuffled order."""
+    rng = random.Random(3)
+    out = []
+    for i in range(n):
+        for target in ("t1", "t2"):
+            for trial in range(3):
+                r = record(f"case-{i:03d}", round(rng.random(), 3), trial=trial, target=target)
+                if i % 2:
+                    r["case_key"] = r["case_key"].replace("f.yaml", "other.yaml")
+                    r["dataset"] = "other"
+                if rng.random() < 0.1:
+                    r["error"], r["score"] = "TimeoutError: slow", 0.0
+                if rng.random() < 0.2:
+                    r["usage"] = {"input_tokens": 3}
+                if rng.random() < 0.1:
+                    r["latency_ms"] = None
+                if rng.random() < 0.2:
+                    r["evaluator_results"].append({"name": "script", "type": "code_judge",
+                                                   "score": 0.0, "error": "script crashed"})
+                if rng.random() < 0.1:
+                    r["evaluator_results"] = []
+                out.append(r)
+    rng.shuffle(out)
+    return out
+
+
+def fed(records: list[dict], parquet=None, rows_per_group: int = 500) -> RunSink:
+    sink = RunSink(parquet)
+    if sink.parquet is not None:
+        sink.parquet.rows_per_group = rows_per_group
+    for r in records:
+        sink.add(r)
+    return sink
+
+
+def test_streamed_summary_and_breakdown_equal_the_pandas_ones(tmp_path):
+    recs = varied_records()
+    df = load_results(write_jsonl(tmp_path / "r.jsonl", recs))
+    tally = fed(recs).tally
+    assert tally.summary() == summarize(df)
+    assert tally.breakdown() == breakdown(df)
+    one = [r for r in recs if r["trial"] == 0 and r["target"] == "t1"]
+    small = load_results(write_jsonl(tmp_path / "one.jsonl", one))
+    assert fed(one).tally.summary() == summarize(small)  # no trials, one target
+    assert fed([]).tally.summary() == summarize(small.iloc[0:0])
+
+
+def test_streamed_case_tables_and_file_gates_equal_the_pandas_ones(tmp_path):
+    recs = varied_records(20)
+    df = load_results(write_jsonl(tmp_path / "r.jsonl", recs))
+    sink = fed(recs)
+    assert collected_tables(sink.cases) == case_tables(df)
+    gates = [("f", "f.yaml", Gates(fail_under=0.9)), ("other", "other.yaml",
+                                                      Gates(min_pass_rate=0.99))]
+    summary = sink.tally.summary()
+    streamed = failed_gates(summary, Gates(fail_on_error=True), gates, sink.tally.suite_summary)
+    assert streamed == gate_failures(df, summarize(df), Gates(fail_on_error=True), gates)
+    assert len(streamed) == 3
+
+
+def test_parquet_in_row_groups_equals_the_whole_file_conversion(tmp_path):
+    recs = varied_records(10)
+    jsonl = write_jsonl(tmp_path / "r.jsonl", recs)
+    sink = fed(recs, tmp_path / "streamed.parquet", rows_per_group=7)
+    assert not (tmp_path / "streamed.parquet").exists()  # complete files only
+    assert sink.finish() == tmp_path / "streamed.parquet"
+    streamed = pq.ParquetFile(tmp_path / "streamed.parquet")
+    assert streamed.metadata.num_row_groups == -(-len(recs) // 7)
+    whole = pq.read_table(write_parquet(jsonl))
+    assert streamed.read().equals(whole)
+    assert streamed.schema_arrow.metadata == whole.schema.metadata
+
+
+def test_resume_yields_a_parquet_and_summary_of_old_and_new_records(tmp_path):
+    recs = varied_records(8)
+    out = tmp_path / "run.jsonl"
+    with ResultWriter(out, sink=RunSink(tmp_path / "run.parquet")) as first:
+        for r in recs[:30]:
+            first.write(r)
+    assert pq.read_table(tmp_path / "run.parquet").num_rows == 30  # closed: complete
+    sink = RunSink(tmp_path / "run.parquet")
+    with ResultWriter(out, append=True, sink=sink) as second:
+        second.begin()
+        for r in recs[30:]:
+            second.write(r)
+        assert sink.finish() == tmp_path / "run.parquet"
+    table = pq.read_table(tmp_path / "run.parquet")
+    assert table.num_rows == len(recs)
+    assert table.equals(pq.read_table(write_parquet(out, tmp_path / "whole.parquet")))
+    assert sink.tally.summary() == summarize(load_results(out))
+
+
+def test_a_parquet_that_cannot_be_written_costs_only_the_parquet(tmp_path, caplog):
+    recs = varied_records(4)
+    sink = fed(recs, tmp_path / "missing-dir" / "r.parquet", rows_per_group=5)
+    assert sink.finish() is None and sink.parquet is not None and sink.parquet.failed
+    assert not list(tmp_path.rglob("*.tmp"))
+    assert sink.tally.total == len(recs) and "could not write the Parquet file" in caplog.text
+
+
+def test_an_empty_run_still_gets_a_parquet_with_the_schema(tmp_path):
+    stream = ParquetStream(tmp_path / "empty.parquet")
+    assert stream.close() == tmp_path / "empty.parquet"
+    assert pq.read_table(tmp_path / "empty.parquet").num_rows == 0
+    assert len(load_results(tmp_path / "empty.parquet")) == 0
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_tiny_runs_match(tmp_path, n):
+    recs = varied_records(1)[:n]
+    df = load_results(write_jsonl(tmp_path / "r.jsonl", recs))
+    assert fed(recs).tally.summary() == summarize(df)
+    assert fed(recs).tally.breakdown() == breakdown(df)
