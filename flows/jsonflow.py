@@ -19,7 +19,7 @@ class JsonParamsFlow(Flow[P, R]):
     def serialize_parameters(self, parameters: dict[str, Any]) -> dict[str, Any]:
         return {k: json.loads(json.dumps(v, default=str)) for k, v in parameters.items()}
 
-    def with_options(self, **options: Any) -> "JsonParamsFlow[P, R]":  # type: ignore[override]
+    def with_options(self, **options: Any) -> "JsonParamsFlow[P, R]":
         """Prefect's ``with_options`` builds a plain ``Flow``: keep the JSON serializer."""
         new = super().with_options(**options)
         new.__class__ = JsonParamsFlow

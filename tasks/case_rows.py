@@ -45,7 +45,8 @@ def _number(value: Any, digits: int) -> float | None:
 def case_row(row: Any, results: list[Any] | None = None) -> dict[str, Any]:
     """``row``: a mapping (or a DataFrame's itertuples row) of the results schema;
     ``results``: its evaluator results, parsed (else read from the row's JSON)."""
-    get = row.get if isinstance(row, dict) else lambda name: getattr(row, name)
+    def get(name: str) -> Any:
+        return row.get(name) if isinstance(row, dict) else getattr(row, name)
     return {"eval_id": get("eval_id"), "trial": int(get("trial") or 0),
             "score": round(float(get("score")), 3), "verdict": get("verdict"),
             "hits": short(_items(get("hits")), 300), "misses": short(_items(get("misses")), 300),

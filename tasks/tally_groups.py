@@ -104,7 +104,8 @@ class Breakdown:
             name = result.get("name") or result.get("type")
             if not name:
                 continue
-            usage = result.get("usage") if isinstance(result.get("usage"), dict) else {}
+            raw_usage = result.get("usage")
+            usage: dict[str, Any] = raw_usage if isinstance(raw_usage, dict) else {}
             self._group(target, str(name)).add(
                 number(result.get("score")), result.get("verdict") == "pass",
                 result.get("error") is not None, latency,

@@ -1,7 +1,8 @@
 """agentv throughput benchmark: the real `python -m flows.eval` against a loopback stub.
 
     .venv/bin/python tests/benchmarks/bench_throughput.py --n 500 --workers 32 --latency-ms 50
-    .venv/bin/python tests/benchmarks/bench_throughput.py --mock --latency-ms 0 --n 2000 20000 --workers 50
+    .venv/bin/python tests/benchmarks/bench_throughput.py --mock --latency-ms 0 --workers 50 \
+        --n 2000 20000
     .venv/bin/python tests/benchmarks/bench_throughput.py --startup
 
 Generates N addition cases with a deterministic `contains` check, runs them through the
