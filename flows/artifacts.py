@@ -53,36 +53,6 @@ def redact_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{k: redact(v) if isinstance(v, str) else v for k, v in r.items()} for r in rows]
 
 
-@dataclass
-class Computed:
-    """What the artifacts show, however it was computed."""
-
-    summary: dict[str, Any]
-    tables: list[tuple[str, str, list[dict[str, Any]]]]
-    breakdown: list[dict[str, Any]]
-    suites: list[str]
-    targets: list[str]
-
-
-def _from_sink(sink: RunSink, options: EvalOptions, info: RunInfo,
-               files: dict[str, str]) -> Computed:
-    """The statistics the sink accumulated while the records were written (no pandas)."""
-    parquet = sink.finish()
-    if parquet is not None:
-        files["parquet"] = str(parquet.resolve())
-    if options.junit:
-        _junit(parquet or Path(files["results"]), options.junit, files)
-    tally = sink.tally
-    summary = tally.summary()
-    summary["notes"] = list(info.notes)
-    summary["gate_failures"] = failed_gates(summary, options_gates(options), info.suite_gates,
-                                            tally.suite_summary)
-    tables = collected_tables(sink.cases)
-    suites = sorted({suite_of(f"{f}::") if f else "unknown" for f, _ in sink.cases}) or ["none"]
-    targets = sorted({t for _, t in sink.cases}) or ["none"]
-    return Computed(summary, tables, tally.breakdown() if tally.total else [], suites, targets)
-
-
 def _junit(source: Path, out: str, files: dict[str, str]) -> None:
     try:
         files["junit"] = str(write_junit(load_results(source, columns=JUNIT_COLUMNS), out)
@@ -91,8 +61,8 @@ def _junit(source: Path, out: str, files: dict[str, str]) -> None:
         log.warning("could not write the JUnit file: %s", err.strerror or err)
 
 
-def _from_file(results: Path, options: EvalOptions, info: RunInfo,
-               files: dict[str, str]) -> Computed:
+def _file_summary(results: Path, options: EvalOptions, info: RunInfo,
+                  files: dict[str, str]) -> tuple[dict[str, Any], Any]:
     """Parquet written from the results file, the summary computed with pandas."""
     try:
         parquet = write_parquet(results)
@@ -107,38 +77,72 @@ def _from_file(results: Path, options: EvalOptions, info: RunInfo,
     summary["notes"] = list(info.notes)
     summary["gate_failures"] = gate_failures(df, summary, options_gates(options),
                                              info.suite_gates)
-    suites = sorted(set(df["case_key"].map(suite_of))) if len(df) else ["none"]
-    targets = sorted(set(df["target"].fillna(""))) if len(df) else ["none"]
-    return Computed(summary, case_tables(df) if len(df) else [],
-                    breakdown(df) if len(df) else [], suites, targets)
+    return summary, df
+
+
+def _sink_summary(sink: RunSink, parquet: Path | None, options: EvalOptions, info: RunInfo,
+                  files: dict[str, str]) -> dict[str, Any]:
+    """The summary the sink accumulated while the records were written (no pandas)."""
+    if options.junit:
+        _junit(parquet or Path(files["results"]), options.junit, files)
+    summary = sink.tally.summary()
+    summary["notes"] = list(info.notes)
+    summary["gate_failures"] = failed_gates(summary, options_gates(options), info.suite_gates,
+                                            sink.tally.suite_summary)
+    return summary
+
+
+def _table_artifacts(tables, stats: list[dict[str, Any]], suites: list[str],
+                     targets: list[str], redacted: bool) -> list:
+    out = [acreate_table_artifact(key=key, table=rows if redacted else redact_rows(rows),
+                                  description=text) for key, text, rows in tables]
+    if tables:
+        out.append(acreate_table_artifact(
+            key=artifact_key("stats", suites, targets), table=stats,
+            description="agentv: per target × evaluator statistics"))
+    return out
+
+
+def _file_artifacts(summary: dict[str, Any], wall_s: float, files: dict[str, str],
+                    suites: list[str], targets: list[str]) -> list:
+    out = [acreate_markdown_artifact(
+        key=artifact_key("summary", suites, targets),
+        markdown=summary_markdown(summary, wall_s, files), description="agentv run summary")]
+    out += [acreate_link_artifact(key=artifact_key(f"{kind}-file", suites, targets),
+                                  link=Path(path).as_uri(), link_text=f"{kind}: {Path(path).name}",
+                                  description=f"agentv {kind} file")
+            for kind, path in files.items()]
+    return out
 
 
 async def publish_results(results: str | Path, options: EvalOptions, wall_s: float,
                           info: RunInfo | None = None, sink: RunSink | None = None
                           ) -> dict[str, Any]:
     """Write Parquet (+ JUnit), summarize, check the gates, publish the artifacts (all at
-    once). With the run's ``sink`` the Parquet file and the statistics were built as the
-    records were written; without it they are computed from the results file.
+    once). With the run's ``sink`` the Parquet file, the statistics and the case rows were
+    built as the records were written: the case tables go out at once, while the summary
+    (bootstrap CI) is computed on a thread. Without it they come from the results file.
     ``summary["gate_failures"]`` lists the failed gates (empty: passed)."""
     info = info or RunInfo()
     files = {"results": str(Path(results).resolve())}
-    done = (_from_sink(sink, options, info, files) if sink is not None
-            else _from_file(Path(results), options, info, files))
-    summary, suites, targets = done.summary, done.suites, done.targets
-    creating = [acreate_table_artifact(key=key, table=redact_rows(rows), description=text)
-                for key, text, rows in done.tables]
-    if done.tables:
-        creating.append(acreate_table_artifact(
-            key=artifact_key("stats", suites, targets), table=done.breakdown,
-            description="agentv: per target × evaluator statistics"))
-    creating.append(acreate_markdown_artifact(
-        key=artifact_key("summary", suites, targets),
-        markdown=summary_markdown(summary, wall_s, files), description="agentv run summary"))
-    creating += [acreate_link_artifact(key=artifact_key(f"{kind}-file", suites, targets),
-                                       link=Path(path).as_uri(),
-                                       link_text=f"{kind}: {Path(path).name}",
-                                       description=f"agentv {kind} file")
-                 for kind, path in files.items()]
+    if sink is None:
+        summary, df = _file_summary(Path(results), options, info, files)
+        suites = sorted(set(df["case_key"].map(suite_of))) if len(df) else ["none"]
+        targets = sorted(set(df["target"].fillna(""))) if len(df) else ["none"]
+        creating = _table_artifacts(case_tables(df) if len(df) else [],
+                                    breakdown(df) if len(df) else [], suites, targets, False)
+    else:
+        parquet = sink.finish()
+        if parquet is not None:
+            files["parquet"] = str(parquet.resolve())
+        suites = sorted({suite_of(f"{f}::") if f else "unknown" for f, _ in sink.cases})
+        targets = sorted({t for _, t in sink.cases})
+        suites, targets = suites or ["none"], targets or ["none"]
+        tables = _table_artifacts(collected_tables(sink.cases), sink.tally.breakdown()
+                                  if sink.tally.total else [], suites, targets, True)
+        creating = [asyncio.ensure_future(c) for c in tables]  # sent while we summarize
+        summary = await asyncio.to_thread(_sink_summary, sink, parquet, options, info, files)
+    creating += _file_artifacts(summary, wall_s, files, suites, targets)
     await asyncio.gather(*creating)
     summary["files"] = files
     return summary

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from tasks.case_rows import case_row
+from tasks.redact import redact
 from tasks.results import arrow_schema, iter_records, record_to_row
 from tasks.tally import Tally
 
@@ -139,8 +140,8 @@ class RunSink:
         self.tally.add(row, results)
         key = row["case_key"]
         file = key.split("::")[0] if isinstance(key, str) else ""
-        self.cases.setdefault((file, row["target"] or ""), []).append(
-            tuple(case_row(row, results).values()))
+        self.cases.setdefault((file, row["target"] or ""), []).append(tuple(
+            redact(v) if isinstance(v, str) else v for v in case_row(row, results).values()))
 
     def add_file(self, results: Path) -> None:
         """The records already in a results file (``--resume`` continues it)."""

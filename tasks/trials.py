@@ -16,6 +16,7 @@ from typing import Any
 CASE_COLUMNS = ["target", "dataset", "eval_id"]
 CONFIDENCE = 0.95
 RESAMPLES = 2000
+NORMAL_FROM = 5000
 BOOTSTRAP_CELLS = 250_000  # per chunk of resamples: ~4 MB of indices at any N
 
 
@@ -35,11 +36,21 @@ def pass_hat_k(n: int, c: int, k: int) -> float:
 
 def bootstrap_ci(values, resamples: int = RESAMPLES, seed: int = 0,
                  confidence: float = CONFIDENCE) -> tuple[float, float] | None:
-    """Percentile bootstrap CI of the mean; None with fewer than two values."""
+    """Percentile bootstrap CI of the mean; None with fewer than two values. From
+    ``NORMAL_FROM`` cases on, the normal interval the bootstrap converges to (mean ± z·σ/√n,
+    σ with ddof=0 as the bootstrap's own): the bootstrap costs O(resamples × n) — ~0.6 s at
+    20,000 cases, at the end of the run — and its Monte Carlo noise there exceeds the
+    difference."""
     import numpy as np
     data = np.asarray(list(values), dtype=float)
     if len(data) < 2:
         return None
+    if len(data) >= NORMAL_FROM:
+        from statistics import NormalDist
+        z = NormalDist().inv_cdf(0.5 + confidence / 2)
+        half = z * float(data.std()) / len(data) ** 0.5
+        mean = float(data.mean())
+        return mean - half, mean + half
     rng = np.random.default_rng(seed)
     per_chunk = max(1, BOOTSTRAP_CELLS // len(data))  # bounded memory for large runs
     means = np.concatenate([
