@@ -133,3 +133,58 @@ def test_tiny_runs_match(tmp_path, n):
     df = load_results(write_jsonl(tmp_path / "r.jsonl", recs))
     assert fed(recs).tally.summary() == summarize(df)
     assert fed(recs).tally.breakdown() == breakdown(df)
+
+
+# ------------------------------------------------------------------ real runs
+RUN_IN_PROCESS = """import sys
+from flows.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit as exit_:
+    print('EXIT', exit_.code)
+print('PANDAS', 'pandas' in sys.modules)
+"""
+
+
+def _mock_suite(tmp_path, n: int):
+    import sys
+    (tmp_path / "targets.yaml").write_text(
+        "$schema: agentv-targets-v2\ntargets:\n  - name: default\n    provider: mock\n"
+        "    delayMs: 1\n    response: four\n")
+    cases = "".join(f"  - id: c{i:03d}\n    input: q{i}\n    evaluators:\n"
+                    f"      - {{name: has, type: contains, value: four}}\n" for i in range(n))
+    f = tmp_path / "e.yaml"
+    f.write_text("$schema: agentv-eval-v2\nevalcases:\n" + cases)
+    return f, sys.executable
+
+
+def test_a_run_streams_its_parquet_and_never_imports_pandas(prefect_api, tmp_path):
+    import os
+    import subprocess
+
+    from tests.conftest import ROOT
+    f, python = _mock_suite(tmp_path, 30)
+    out = tmp_path / "r.jsonl"
+    proc = subprocess.run([python, "-c", RUN_IN_PROCESS, "eval", str(f), "--out", str(out)],
+                          cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                          capture_output=True, text=True, timeout=180)
+    assert "EXIT 0" in proc.stdout, proc.stdout + proc.stderr
+    assert "PANDAS False" in proc.stdout  # the summary never needed pandas
+    streamed = pq.read_table(tmp_path / "r.parquet")
+    assert streamed.num_rows == 30 and not (tmp_path / "r.parquet.tmp").exists()
+    assert streamed.equals(pq.read_table(write_parquet(out, tmp_path / "whole.parquet")))
+    assert "total cases: 30" in proc.stdout and "pass rate: 100.0%" in proc.stdout
+
+
+def test_resumed_run_summarizes_and_parquets_old_and_new_records(cli, tmp_path):
+    f, _ = _mock_suite(tmp_path, 12)
+    out = tmp_path / "r.jsonl"
+    assert cli("eval", str(f), "--out", str(out), cwd=tmp_path).returncode == 0
+    lines = out.read_text().splitlines(keepends=True)
+    out.write_text("".join(lines[:5]))  # as if the run had been stopped after 5 cases
+    proc = cli("eval", str(f), "--resume", str(out), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "total cases: 12" in proc.stdout
+    table = pq.read_table(tmp_path / "r.parquet")
+    assert table.num_rows == 12
+    assert table.equals(pq.read_table(write_parquet(out, tmp_path / "whole.parquet")))
