@@ -15,12 +15,14 @@ written; without one (a merged file) they are computed with pandas from the resu
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from prefect.artifacts import (
+    TableArtifact,
     acreate_link_artifact,
     acreate_markdown_artifact,
     acreate_table_artifact,
@@ -92,10 +94,27 @@ def _sink_summary(sink: RunSink, parquet: Path | None, options: EvalOptions, inf
     return summary
 
 
+class SerializedTable(TableArtifact):
+    """A table artifact serialized once, by us: Prefect's own path validates every row with
+    pydantic and copies it to replace NaNs (the case tables hold none) — ~0.2 s of the
+    event loop for a 20,000-case table."""
+
+    text: str = "[]"
+
+    async def aformat(self) -> str:
+        return self.text
+
+
+async def _case_table(key: str, description: str, rows: list[dict[str, Any]]) -> Any:
+    text = json.dumps(rows)
+    return await SerializedTable(key=key, table=[], text=text, description=description).acreate()
+
+
 def _table_artifacts(tables, stats: list[dict[str, Any]], suites: list[str],
                      targets: list[str], redacted: bool) -> list:
-    out = [acreate_table_artifact(key=key, table=rows if redacted else redact_rows(rows),
-                                  description=text) for key, text, rows in tables]
+    out = [_case_table(key, text, rows) if redacted
+           else acreate_table_artifact(key=key, table=redact_rows(rows), description=text)
+           for key, text, rows in tables]
     if tables:
         out.append(acreate_table_artifact(
             key=artifact_key("stats", suites, targets), table=stats,

@@ -136,9 +136,9 @@ def exit_now(code: int) -> int:
         return code
     import atexit
     import threading
-    for thread in threading.enumerate():
-        if thread is not threading.current_thread() and not thread.daemon:
-            thread.join(timeout=10)
+    shutdown = getattr(threading, "_shutdown", None)  # what the interpreter's exit runs first:
+    if shutdown is not None:  # executors told to stop, then non-daemon threads joined
+        shutdown()
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
         try:
