@@ -1,133 +1,70 @@
-"""``openai``: OpenAI-compatible chat completions over a direct aiohttp client.
+"""``openai`` and ``azure``: the chat-completions wire format over agentv's own client.
 
-The OpenAI wire format is small and stable, so this one provider talks HTTP itself
-instead of going through litellm: no 4 s / 175 MB litellm import and ~0.3 ms of CPU per
-call instead of ~4.5 ms (tests/benchmarks). Settings, cache key and error
-classification are shared with the litellm-backed providers; cost comes from litellm's
-bundled price map, read as data (litellm itself is not imported). Any other model or
-route still goes through ``provider: litellm`` (e.g. ``model: openai/gpt-4o``).
+    openai: POST {base_url or https://api.openai.com/v1}/chat/completions
+            Authorization: Bearer <api_key>
+    azure:  POST {endpoint}/openai/deployments/{model}/chat/completions?api-version={version}
+            api-key: <api_key>
+
+Request: ``model``, ``messages`` (system/user/assistant turns as they are), temperature,
+max_tokens, top_p, stop, seed, presence/frequency_penalty, reasoning_effort,
+``response_format`` (judge requests). Reply: ``choices[0].message.content``,
+``finish_reason``, ``usage.prompt_tokens/completion_tokens`` (+
+``prompt_tokens_details.cached_tokens``). Everything else (session, timeout, errors,
+cost, cache key) is ``providers.wire_http``. Any other model or route still goes through
+``provider: litellm`` (e.g. ``model: openai/gpt-4o``).
 """
 from __future__ import annotations
 
-import asyncio
-import json
-import time
-from functools import lru_cache
-from importlib.util import find_spec
-from pathlib import Path
 from typing import Any
 
-from providers.base import ConfigError, ProviderError, ProviderTimeout, Request, Response, Usage
-from providers.llm import OpenAIProvider
-from providers.secrets import cut
-from providers.llm_errors import RETRYABLE_4XX, parse_retry_after
+from providers.llm import AzureProvider, OpenAIProvider
+from providers.prices import TokenCounts
+from providers.wire_http import Parsed, WireProvider
 
 DEFAULT_BASE = "https://api.openai.com/v1"
-PRICE_FILE = "model_prices_and_context_window_backup.json"
+_NOT_IN_BODY = {"api_base", "api_version", "extra_headers", "model"}
 
 
-@lru_cache(maxsize=1)
-def price_map() -> dict[str, Any]:
-    """litellm's bundled model price map, read without importing litellm."""
-    spec = find_spec("litellm")
-    for location in (spec.submodule_search_locations or []) if spec else []:
-        path = Path(location) / PRICE_FILE
-        if path.is_file():
-            return json.loads(path.read_text(encoding="utf-8"))
-    return {}
+class ChatCompletionsWire(WireProvider):
+    def body(self, params: dict[str, Any]) -> dict[str, Any]:
+        return {"model": self.model_name,
+                **{k: v for k, v in params.items() if k not in _NOT_IN_BODY}}
 
-
-def cost_usd(model: str, input_tokens: int | None, output_tokens: int | None) -> float | None:
-    entry = price_map().get(model) or price_map().get(model.removeprefix("openai/"))
-    if not entry or input_tokens is None or output_tokens is None:
-        return None
-    return (input_tokens * entry.get("input_cost_per_token", 0.0)
-            + output_tokens * entry.get("output_cost_per_token", 0.0))
-
-
-class OpenAIHTTPProvider(OpenAIProvider):
-    kind = "openai"
-
-    def __init__(self, target):
-        super().__init__(target)
-        self._sessions: dict[int, Any] = {}  # one aiohttp session per event loop
-
-    def check(self) -> None:
-        config = self.config  # raises ConfigError listing what is missing
-        if not config.model.removeprefix("openai/"):
-            raise ConfigError("must name a model", self.target.where, "model")
-
-    def _session(self):
-        import aiohttp
-        loop = asyncio.get_running_loop()
-        session = self._sessions.get(id(loop))
-        if session is None or session.closed:
-            connector = aiohttp.TCPConnector(limit=0, ttl_dns_cache=300)
-            session = aiohttp.ClientSession(connector=connector)
-            self._sessions[id(loop)] = session
-        return session
-
-    def _body(self, request: Request) -> dict[str, Any]:
-        params = self.request_params(request)
-        body = {k: v for k, v in params.items() if k not in ("api_base", "api_version")}
-        body["model"] = params["model"].removeprefix("openai/")
-        return body
-
-    async def invoke(self, request: Request) -> Response:
-        c = self.config
-        url = f"{(c.api_base or DEFAULT_BASE).rstrip('/')}/chat/completions"
-        headers = {"Authorization": f"Bearer {c.api_key or self.placeholder_key}"}
-        body = self._body(request)
-        label = f"{self.name} ({body['model']})"
-        started = time.perf_counter()
-        try:
-            async with asyncio.timeout(c.timeout_s):
-                async with self._session().post(url, json=body, headers=headers) as resp:
-                    raw = await resp.read()
-                    status, resp_headers = resp.status, resp.headers
-        except asyncio.CancelledError:
-            raise
-        except TimeoutError:
-            raise ProviderTimeout(f"{label}: no reply within {c.timeout_s:g}s") from None
-        except Exception as err:  # noqa: BLE001 - connection reset, refused, DNS…
-            raise ProviderError(f"{label}: connection failed: {type(err).__name__}",
-                                retryable=True) from None
-        if status >= 400:
-            raise self._http_error(label, status, resp_headers, raw)
-        return self._parsed_response(raw, body["model"], (time.perf_counter() - started) * 1000,
-                                     label)
-
-    def _http_error(self, label: str, status: int, headers, raw: bytes) -> ProviderError:
-        text = raw.decode(errors="replace")
-        for secret in self.target.secrets:
-            text = text.replace(secret, "***")
-        text = cut(text, 300)  # scrubbed whole, then cut: no key prefix straddles the cut
-        retryable = status in RETRYABLE_4XX or status >= 500
-        return ProviderError(f"{label}: HTTP {status}: {text}", retryable=retryable,
-                             status=status, retry_after=parse_retry_after(headers))
-
-    def _parsed_response(self, raw: bytes, model: str, latency_ms: float,
-                         label: str) -> Response:
-        try:
-            data = json.loads(raw)
-            text = data["choices"][0]["message"].get("content") or ""
-        except (ValueError, KeyError, IndexError, TypeError, AttributeError):
-            raise ProviderError(f"{label}: malformed response body: "
-                                f"{cut(raw.decode(errors='replace'), 200)!r}",
-                                retryable=True) from None
+    def parse(self, data: Any) -> Parsed:
+        choice = data["choices"][0]
         usage = data.get("usage") or {}
-        tokens_in, tokens_out = usage.get("prompt_tokens"), usage.get("completion_tokens")
-        reply_model = data.get("model") or model
-        return Response(text=text, output_messages=[{"role": "assistant", "content": text}],
-                        usage=Usage(tokens_in, tokens_out,
-                                    cost_usd(reply_model, tokens_in, tokens_out)
-                                    or cost_usd(model, tokens_in, tokens_out)),
-                        latency_ms=latency_ms,
-                        raw={"id": data.get("id"), "model": reply_model, "provider": self.kind,
-                             "finish_reason": data["choices"][0].get("finish_reason")})
+        details = usage.get("prompt_tokens_details") or {}
+        return Parsed(text=choice["message"].get("content") or "",
+                      tokens=TokenCounts(usage.get("prompt_tokens"),
+                                         usage.get("completion_tokens"),
+                                         cache_read=details.get("cached_tokens") or 0),
+                      finish_reason=choice.get("finish_reason"), reply_id=data.get("id"),
+                      model=data.get("model"))
 
-    async def aclose(self) -> None:
-        for session in self._sessions.values():
-            if not session.closed:
-                await session.close()
-        self._sessions.clear()
+
+class OpenAIHTTPProvider(ChatCompletionsWire, OpenAIProvider):
+    """``openai``: api_key (OPENAI_API_KEY), model, base_url for compatible servers."""
+
+    price_prefix = "openai/"
+
+    def url(self) -> str:
+        return f"{(self.config.api_base or DEFAULT_BASE).rstrip('/')}/chat/completions"
+
+    def auth_headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.config.api_key or self.placeholder_key}"}
+
+
+class AzureHTTPProvider(ChatCompletionsWire, AzureProvider):
+    """``azure``: endpoint (AZURE_OPENAI_ENDPOINT), api_key (AZURE_OPENAI_API_KEY), model
+    = the deployment (AZURE_DEPLOYMENT_NAME), version (AZURE_OPENAI_API_VERSION)."""
+
+    price_prefix = "azure/"
+
+    def url(self) -> str:
+        c = self.config
+        endpoint = (c.api_base or "").rstrip("/").removesuffix("/openai")
+        return (f"{endpoint}/openai/deployments/{self.model_name}/chat/completions"
+                f"?api-version={c.api_version}")
+
+    def auth_headers(self) -> dict[str, str]:
+        return {"api-key": self.config.api_key or ""}

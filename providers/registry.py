@@ -1,9 +1,10 @@
-"""Provider kinds → implementing class and settings model, imported lazily (litellm only
-when a target is built). Adding a provider: one file (provider + its ``ProviderSettings``
-subclass; the provider's docstring's first paragraph is its row in the docs table) and one
-line in ``REGISTRY`` (or ``register(kind, provider, settings)`` from outside the project).
-``validate``, the JSON Schema (``agentv schema``) and README.md's provider table
-(``tasks.catalogue``) read this registry."""
+"""Provider kinds → implementing class and settings model, imported lazily. openai, azure,
+anthropic and gemini are agentv's own wire clients (providers.*_http); litellm is imported
+only for ``provider: litellm`` targets. Adding a provider: one file (provider + its
+``ProviderSettings`` subclass; the provider's docstring's first paragraph is its row in the
+docs table) and one line in ``REGISTRY`` (or ``register(kind, provider, settings)`` from
+outside the project). ``validate``, the JSON Schema (``agentv schema``) and README.md's
+provider table (``tasks.catalogue``) read this registry."""
 from __future__ import annotations
 
 from typing import Any
@@ -18,11 +19,11 @@ _LLM = "providers.llm_settings"
 # kind -> ("module:ProviderClass", "module:SettingsModel"). Aliases share both.
 REGISTRY: dict[str, tuple[Spec, Spec]] = {
     "mock": ("providers.mock:MockProvider", "providers.mock_settings:MockSettings"),
-    "azure": ("providers.llm:AzureProvider", f"{_LLM}:AzureSettings"),
-    "azure-openai": ("providers.llm:AzureProvider", f"{_LLM}:AzureSettings"),
-    "anthropic": ("providers.llm:AnthropicProvider", f"{_LLM}:AnthropicSettings"),
-    "gemini": ("providers.llm:GeminiProvider", f"{_LLM}:GeminiSettings"),
-    "google": ("providers.llm:GeminiProvider", f"{_LLM}:GeminiSettings"),
+    "azure": ("providers.openai_http:AzureHTTPProvider", f"{_LLM}:AzureSettings"),
+    "azure-openai": ("providers.openai_http:AzureHTTPProvider", f"{_LLM}:AzureSettings"),
+    "anthropic": ("providers.anthropic_http:AnthropicHTTPProvider", f"{_LLM}:AnthropicSettings"),
+    "gemini": ("providers.gemini_http:GeminiHTTPProvider", f"{_LLM}:GeminiSettings"),
+    "google": ("providers.gemini_http:GeminiHTTPProvider", f"{_LLM}:GeminiSettings"),
     "openai": ("providers.openai_http:OpenAIHTTPProvider", f"{_LLM}:OpenAISettings"),
     "litellm": ("providers.llm:LiteLLMProvider", f"{_LLM}:LiteLLMSettings"),
     "cli": ("providers.cli:CliProvider", "providers.cli_settings:CliSettings"),
