@@ -1,4 +1,7 @@
-"""LLM targets through litellm: azure, anthropic, gemini, openai(-compatible), litellm.
+"""LLM targets through litellm (``provider: litellm``), and the settings, request and cache
+key every LLM route shares: openai, azure, anthropic and gemini subclass these classes in
+agentv's own wire clients (``providers.wire_http``), which replace only ``check`` and
+``invoke``.
 
 One class per provider kind, all sharing ``LLMProvider``:
 
@@ -137,7 +140,8 @@ class LLMProvider(BaseProvider):
             raise
         except TimeoutError:
             raise ProviderTimeout(f"{self.name} ({c.model}): no reply within "
-                                  f"{c.timeout_s:g}s", details={"status": None}) from None
+                                  f"{c.timeout_s:g}s", details={"status": None,
+                                                                "kind": "timeout"}) from None
         except Exception as err:  # noqa: BLE001 - classified for the retry layer
             raise classify(err, f"{self.name} ({c.model})", self.target.secrets) from None
         return self._response(reply, params["model"], (time.perf_counter() - started) * 1000)

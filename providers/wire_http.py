@@ -19,7 +19,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from providers.base import ConfigError, ProviderError, ProviderTimeout, Request, Response, Usage
+from providers.base import (ConfigError, ProviderError, ProviderTimeout, Request, Response,
+                            Target, Usage)
 from providers.llm import LLMProvider
 from providers.llm_errors import http_error, malformed
 from providers.prices import TokenCounts, cost_usd
@@ -52,7 +53,7 @@ class WireProvider(LLMProvider):
 
     price_prefix = ""  # how litellm's price map spells this route's models, e.g. "gemini/"
 
-    def __init__(self, target):
+    def __init__(self, target: Target):
         super().__init__(target)
         self._sessions: dict[int, Any] = {}  # one aiohttp session per event loop
 
@@ -124,9 +125,9 @@ class WireProvider(LLMProvider):
             parsed = self.parse(json.loads(raw))
         except (ValueError, KeyError, IndexError, TypeError, AttributeError):
             raise malformed(label, raw) from None
-        return self._response(parsed, (time.perf_counter() - started) * 1000)
+        return self._mapped(parsed, (time.perf_counter() - started) * 1000)
 
-    def _response(self, parsed: Parsed, latency_ms: float) -> Response:
+    def _mapped(self, parsed: Parsed, latency_ms: float) -> Response:
         names = [parsed.model, self.model_name]
         priced = [f"{self.price_prefix}{n}" for n in names if n] + names
         cost = cost_usd(priced, parsed.tokens)

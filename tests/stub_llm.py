@@ -24,7 +24,9 @@ Faults (keyword arguments of ``start_stub`` or ``stub.configure``):
   fail_429     fraction of requests answered 429 with ``Retry-After: retry_after``
   fail_500     fraction of requests answered 500 (seeded RNG, reproducible)
   fail_drop    fraction of connections closed without a reply
-  latency_ms   delay before every answer
+  latency_ms   delay before every answer (the median when latency_sigma > 0)
+  latency_sigma  lognormal spread of the delay (tests/stub_wire.py: sigma_for(p50, p99))
+More wire-exact actions (context_length, content_filter, tool_use, cached): stub_wire.py.
 A request is "the same" as an earlier one when its body bytes are equal; such a
 request arriving sooner than the Retry-After of the 429 it got is a violation.
 """
@@ -43,11 +45,13 @@ from typing import Any, Callable
 
 from aiohttp import web
 
+from tests.stub_wire import ACTIONS, fault_reply, sample_ms
+
 ADD_RE = re.compile(r"(-?\d+)\s*\+\s*(-?\d+)")
 JUDGE_VERDICT = {"score": 1.0, "hits": ["stub judge: answer received"], "misses": [],
                  "reasoning": "Stub judge verdict."}
 DEFAULTS: dict[str, Any] = {"script": [], "fail_429": 0.0, "fail_500": 0.0, "fail_drop": 0.0,
-                            "retry_after": 1.0,
+                            "retry_after": 1.0, "latency_sigma": 0.0,
                             "latency_ms": 0.0, "slow_s": 5.0, "reply": None,
                             "judge_reply": None, "seed": 0}
 
@@ -63,6 +67,7 @@ class Recorded:
     at: float  # time.monotonic() at arrival
     status: int | None = None  # the status answered (None for a dropped connection)
     peer: Any = None  # the client's (host, port): one per TCP connection
+    latency_ms: float = 0.0  # the delay this request was given
 
 
 @dataclass
@@ -76,6 +81,7 @@ class StubLLM:
 
     def __post_init__(self) -> None:
         self._rng = random.Random(self.faults["seed"])
+        self._latency_rng = random.Random(self.faults["seed"])
         self._not_before: dict[str, float] = {}
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -92,6 +98,7 @@ class StubLLM:
             self.faults["script"] = list(self.faults["script"])
             if "seed" in faults:
                 self._rng = random.Random(faults["seed"])
+                self._latency_rng = random.Random(faults["seed"])
 
     def reset(self) -> None:
         """Forget recorded requests and restore the default faults."""
@@ -160,7 +167,9 @@ class StubLLM:
     async def _answer(self, request: web.Request, rec: Recorded, key: str) -> web.StreamResponse:
         action = self._next_action()
         if self.faults["latency_ms"]:
-            await asyncio.sleep(self.faults["latency_ms"] / 1000.0)
+            rec.latency_ms = sample_ms(self._latency_rng, self.faults["latency_ms"],
+                                       self.faults["latency_sigma"])
+            await asyncio.sleep(rec.latency_ms / 1000.0)
         if action == "slow":
             await asyncio.sleep(self.faults["slow_s"])
             action = 200
@@ -171,6 +180,9 @@ class StubLLM:
             rec.status = 200
             return web.Response(text='{"id": "broken", "choices": [', status=200,
                                 content_type="application/json")
+        if action in ACTIONS:
+            rec.status, body = fault_reply(action, rec.wire, reply_body(rec, self.faults))
+            return web.json_response(body, status=rec.status)
         if action != 200:
             return self._error(rec, int(action), key)
         rec.status = 200

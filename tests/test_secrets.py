@@ -3,7 +3,7 @@
 ``test_api_key_never_written_anywhere``: one key echoed back in error bodies.
 ``test_no_canary_in_any_byte_agentv_writes``: canaries in every secret vector: an openai
 target's key from .env whose error bodies echo it at every offset around the 300-character
-cut, and whose replies echo it (→ the --cache files); a litellm (anthropic) judge's key named
+cut, and whose replies echo it (→ the --cache files); an anthropic judge's key named
 as an env variable, echoed in a 401; a cli target's ``env`` token printed by the agent on
 stderr and in its answer; an unselected target's key printed by a code judge; ``.env`` extras
 a child must never see; a healthcheck URL ``?token=``. Sinks: results, Parquet, JUnit, HTML
