@@ -10,7 +10,8 @@ frequencyPenalty, thinkingConfig from reasoning_effort). Reply: the first candid
 text parts joined (thought parts skipped), ``finishReason`` mapped to OpenAI's finish
 reasons (SAFETY, RECITATION, … → content_filter; a prompt blocked by ``promptFeedback``
 is an empty content_filter reply, as through litellm), ``usageMetadata``:
-promptTokenCount, candidatesTokenCount + thoughtsTokenCount, cachedContentTokenCount.
+promptTokenCount, candidatesTokenCount + thoughtsTokenCount, cachedContentTokenCount;
+``functionCall`` parts are listed in ``raw["tool_calls"]``.
 """
 from __future__ import annotations
 
@@ -69,11 +70,14 @@ class GeminiHTTPProvider(WireProvider, GeminiProvider):
             blocked = (data.get("promptFeedback") or {}).get("blockReason")
             if not blocked and "usageMetadata" not in data:
                 raise KeyError("candidates")  # neither a reply nor a block: malformed
-            text, finish = "", "content_filter"
+            text, finish, calls = "", "content_filter", []
         else:
             first = candidates[0]
             parts = (first.get("content") or {}).get("parts") or []
             text = "".join(p.get("text", "") for p in parts if not p.get("thought"))
+            calls = [{"id": None, "name": p["functionCall"].get("name"),
+                      "arguments": p["functionCall"].get("args")}
+                     for p in parts if "functionCall" in p]
             reason = first.get("finishReason")
             finish = FINISH.get(reason, reason)
         out = (usage.get("candidatesTokenCount") or 0) + (usage.get("thoughtsTokenCount") or 0)
@@ -82,4 +86,5 @@ class GeminiHTTPProvider(WireProvider, GeminiProvider):
                                          out if usage else None,
                                          cache_read=usage.get("cachedContentTokenCount") or 0),
                       finish_reason=finish, reply_id=data.get("responseId"),
-                      model=data.get("modelVersion"))
+                      model=data.get("modelVersion"),
+                      extra={"tool_calls": calls} if calls else {})

@@ -9,7 +9,7 @@ Request: ``model``, ``messages`` (system/user/assistant turns as they are), temp
 max_tokens, top_p, stop, seed, presence/frequency_penalty, reasoning_effort,
 ``response_format`` (judge requests). Reply: ``choices[0].message.content``,
 ``finish_reason``, ``usage.prompt_tokens/completion_tokens`` (+
-``prompt_tokens_details.cached_tokens``). Everything else (session, timeout, errors,
+``prompt_tokens_details.cached_tokens``); ``tool_calls`` are listed in ``raw["tool_calls"]``. Everything else (session, timeout, errors,
 cost, cache key) is ``providers.wire_http``. Any other model or route still goes through
 ``provider: litellm`` (e.g. ``model: openai/gpt-4o``).
 """
@@ -34,12 +34,15 @@ class ChatCompletionsWire(WireProvider):
         choice = data["choices"][0]
         usage = data.get("usage") or {}
         details = usage.get("prompt_tokens_details") or {}
+        calls = [{"id": c.get("id"), "name": c["function"].get("name"),
+                  "arguments": c["function"].get("arguments")}
+                 for c in choice["message"].get("tool_calls") or []]
         return Parsed(text=choice["message"].get("content") or "",
                       tokens=TokenCounts(usage.get("prompt_tokens"),
                                          usage.get("completion_tokens"),
                                          cache_read=details.get("cached_tokens") or 0),
                       finish_reason=choice.get("finish_reason"), reply_id=data.get("id"),
-                      model=data.get("model"))
+                      model=data.get("model"), extra={"tool_calls": calls} if calls else {})
 
 
 class OpenAIHTTPProvider(ChatCompletionsWire, OpenAIProvider):
