@@ -9,9 +9,9 @@ Request: ``model``, ``messages`` (system/user/assistant turns as they are), temp
 max_tokens, top_p, stop, seed, presence/frequency_penalty, reasoning_effort,
 ``response_format`` (judge requests). Reply: ``choices[0].message.content``,
 ``finish_reason``, ``usage.prompt_tokens/completion_tokens`` (+
-``prompt_tokens_details.cached_tokens``); ``tool_calls`` are listed in ``raw["tool_calls"]``. Everything else (session, timeout, errors,
-cost, cache key) is ``providers.wire_http``. Any other model or route still goes through
-``provider: litellm`` (e.g. ``model: openai/gpt-4o``).
+``prompt_tokens_details.cached_tokens``); ``tool_calls`` are listed in ``raw["tool_calls"]``.
+Everything else (session, timeout, errors, cost, cache key) is ``providers.wire_http``.
+Any other model or route still goes through ``provider: litellm`` (``model: openai/gpt-4o``).
 """
 from __future__ import annotations
 
