@@ -32,7 +32,8 @@ def _blocks(texts: list[str]) -> list[dict[str, str]]:
 
 
 class AnthropicHTTPProvider(WireProvider, AnthropicProvider):
-    """``anthropic``: api_key (ANTHROPIC_API_KEY), model, optional base_url."""
+    """Anthropic Messages API over agentv's own aiohttp client: api_key (ANTHROPIC_API_KEY),
+    model, optional base_url."""
 
     price_prefix = "anthropic/"
 

@@ -33,7 +33,8 @@ def _parts(texts: list[str]) -> list[dict[str, str]]:
 
 
 class GeminiHTTPProvider(WireProvider, GeminiProvider):
-    """``gemini``: api_key (GOOGLE_API_KEY), model (GOOGLE_GEMINI_MODEL)."""
+    """Gemini generateContent over agentv's own aiohttp client: api_key (GOOGLE_API_KEY),
+    model (GOOGLE_GEMINI_MODEL, default gemini-2.5-flash), optional base_url."""
 
     price_prefix = "gemini/"
 

@@ -46,7 +46,8 @@ class ChatCompletionsWire(WireProvider):
 
 
 class OpenAIHTTPProvider(ChatCompletionsWire, OpenAIProvider):
-    """``openai``: api_key (OPENAI_API_KEY), model, base_url for compatible servers."""
+    """OpenAI (or any OpenAI-compatible server via base_url) chat completions over agentv's
+    own aiohttp client: api_key (OPENAI_API_KEY), model, base_url."""
 
     price_prefix = "openai/"
 
@@ -58,8 +59,9 @@ class OpenAIHTTPProvider(ChatCompletionsWire, OpenAIProvider):
 
 
 class AzureHTTPProvider(ChatCompletionsWire, AzureProvider):
-    """``azure``: endpoint (AZURE_OPENAI_ENDPOINT), api_key (AZURE_OPENAI_API_KEY), model
-    = the deployment (AZURE_DEPLOYMENT_NAME), version (AZURE_OPENAI_API_VERSION)."""
+    """Azure OpenAI chat completions over agentv's own aiohttp client: endpoint
+    (AZURE_OPENAI_ENDPOINT), api_key (AZURE_OPENAI_API_KEY), model = the deployment
+    (AZURE_DEPLOYMENT_NAME), version (AZURE_OPENAI_API_VERSION)."""
 
     price_prefix = "azure/"
 
