@@ -44,8 +44,10 @@ def _table(rows: list[dict[str, Any]], schema: Any) -> Any:
                        for row in rows)
     except ValueError:
         return pa.Table.from_pylist(rows, schema=schema)
-    table = pj.read_json(pa.py_buffer(text.encode("utf-8")),
-                         read_options=pj.ReadOptions(use_threads=False, block_size=1 << 24),
+    data = text.encode("utf-8")
+    table = pj.read_json(pa.py_buffer(data),  # one block: rows may be any size
+                         read_options=pj.ReadOptions(use_threads=False,
+                                                     block_size=len(data) + 1),
                          parse_options=pj.ParseOptions(explicit_schema=schema,
                                                        unexpected_field_behavior="ignore"),
                          memory_pool=pa.system_memory_pool())
