@@ -144,6 +144,9 @@ async def publish_results(results: str | Path, options: EvalOptions, wall_s: flo
     ``summary["gate_failures"]`` lists the failed gates (empty: passed)."""
     info = info or RunInfo()
     files = {"results": str(Path(results).resolve())}
+    if sink is not None and sink.broken is not None:
+        sink.finish()  # the Parquet file is written again from the results file
+        sink = None
     if sink is None:
         summary, df = _file_summary(Path(results), options, info, files)
         suites = sorted(set(df["case_key"].map(suite_of))) if len(df) else ["none"]

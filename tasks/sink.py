@@ -85,8 +85,8 @@ class ParquetStream:
                                                 memory_pool=pa.system_memory_pool())
             self._writer.write_table(_table(self.pending, schema))
             self.rows += len(self.pending)
-        except (OSError, pa.ArrowException) as err:
-            self._fail(err)
+        except Exception as err:  # noqa: BLE001 - disk full, or a row Arrow refuses: the
+            self._fail(err)       # Parquet file is dropped, never the run or its results
         self.pending = []
 
     def _fail(self, err: Exception) -> None:
@@ -132,8 +132,18 @@ class RunSink:
         self.cases: dict[tuple[str, str], list[tuple[Any, ...]]] = {}  # compact case rows
         self._finished: Path | None = None
         self.closed = False
+        self.broken: str | None = None  # why the streamed statistics cannot be trusted
 
     def add(self, record: dict[str, Any]) -> None:
+        if self.broken is None:
+            try:
+                self._add(record)
+            except Exception as err:  # noqa: BLE001 - the summary is then computed from the
+                self.broken = f"{type(err).__name__}: {err}"  # results file at the end
+                log.warning("streaming summary stopped (%s); summarizing from the results "
+                            "file at the end", self.broken)
+
+    def _add(self, record: dict[str, Any]) -> None:
         row = record_to_row(record)
         results = record.get("evaluator_results")
         results = results if isinstance(results, list) else None  # parsed once, used twice
@@ -147,8 +157,11 @@ class RunSink:
 
     def add_file(self, results: Path) -> None:
         """The records already in a results file (``--resume`` continues it)."""
-        for record in iter_records(results):
-            self.add(record)
+        try:
+            for record in iter_records(results):
+                self.add(record)
+        except Exception as err:  # noqa: BLE001 - as in add
+            self.broken = f"{type(err).__name__}: {err}"
 
     def finish(self) -> Path | None:
         """Close the Parquet file; its path, or None when it could not be written."""

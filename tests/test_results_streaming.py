@@ -120,6 +120,15 @@ def test_a_parquet_that_cannot_be_written_costs_only_the_parquet(tmp_path, caplo
     assert sink.tally.total == len(recs) and "could not write the Parquet file" in caplog.text
 
 
+def test_a_row_arrow_refuses_costs_only_the_parquet(tmp_path, caplog):
+    recs = varied_records(2)
+    recs[3]["candidate_answer"] = "half a surrogate pair: \ud800"  # not encodable as UTF-8
+    sink = fed(recs, tmp_path / "r.parquet", rows_per_group=4)
+    assert sink.finish() is None and sink.broken is None
+    assert sink.tally.total == len(recs) and not list(tmp_path.iterdir())
+    assert "could not write the Parquet file" in caplog.text
+
+
 def test_an_empty_run_still_gets_a_parquet_with_the_schema(tmp_path):
     stream = ParquetStream(tmp_path / "empty.parquet")
     assert stream.close() == tmp_path / "empty.parquet"
