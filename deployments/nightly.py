@@ -4,7 +4,8 @@ significance gate, publish the artifacts, and end Failed on a real regression.
 ``agentv-nightly`` parameters: ``suites`` (eval files / dirs / globs), ``baseline``
 (results file of a known-good run: JSONL, YAML or Parquet), ``target``, ``targets``,
 ``threshold`` (default 0.1), ``trials``, ``workers``, ``dry_run``, ``out_dir``,
-``shards`` (> 1: the suite is split across the work pool's workers, see shards.py) and
+``shards`` (> 1: the suite is split across the work pool's workers, see shards.py),
+``prefect_tasks`` (``batch``, or ``case``: two task runs per case in the run graph) and
 the quality gates ``fail_under``, ``min_pass_rate``, ``fail_on_error`` (tasks/gates.py).
 
 The run fails — before any case runs — when a suite or the baseline is missing. It ends
@@ -70,16 +71,17 @@ async def nightly_flow(suites: list[str], baseline: str | None = None, target: s
                        trials: int | None = None, workers: int | None = None,
                        dry_run: bool = False, out_dir: str = ".agentv/nightly",
                        shards: int = 1, fail_under: float | None = None,
-                       min_pass_rate: float | None = None, fail_on_error: bool = False):
+                       min_pass_rate: float | None = None, fail_on_error: bool = False,
+                       prefect_tasks: str = "batch"):
     """Run the suites, compare with ``baseline``; Failed on a significant regression or a
     failed quality gate (``fail_under``, ``min_pass_rate``, ``fail_on_error``)."""
     from prefect.runtime import flow_run
     gates = {"fail_under": fail_under, "min_pass_rate": min_pass_rate,
              "fail_on_error": fail_on_error}
-    check_parameters(suites, baseline, targets, gates)
+    check_parameters(suites, baseline, targets, {**gates, "prefect_tasks": prefect_tasks})
     run_dir = Path(out_dir) / f"{run_stamp()}-{str(flow_run.id)[:8]}"
     settings = {"target": target, "targets": targets, "trials": trials, "workers": workers,
-                "dry_run": dry_run}
+                "dry_run": dry_run, "prefect_tasks": prefect_tasks}
     results, gate_failures = await _run(suites, run_dir, shards, settings, gates)
     gate_message = "quality gate failed: " + "; ".join(gate_failures) if gate_failures else ""
     if not baseline:

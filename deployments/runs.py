@@ -20,8 +20,11 @@ from tasks.runtime import build_runtimes
 def check_parameters(suites: list[str], baseline: str | None = None,
                      targets: str | None = None, gates: dict[str, Any] | None = None) -> None:
     """Every suite exists and loads; the baseline and targets files exist; the quality gates
-    (fail_under, min_pass_rate, fail_on_error) are valid. ConfigError if not."""
+    (fail_under, min_pass_rate, fail_on_error) and ``prefect_tasks`` are valid. ConfigError
+    if not."""
     from tasks.gates import GATE_KEYS, parse_gates
+    from tasks.scale import check_prefect_tasks
+    check_prefect_tasks((gates or {}).get("prefect_tasks"), "default")
     parse_gates({k: v for k, v in (gates or {}).items() if k in GATE_KEYS and v is not None})
     if not suites:
         raise ConfigError("needs at least one eval file", None, "suites")
@@ -45,23 +48,21 @@ def eval_options(suites: list[str], out: str, **settings: Any) -> EvalOptions:
 async def run_suites(opts: EvalOptions) -> dict[str, Any]:
     """Plan and preflight (ConfigError before anything runs), then the eval subflow. Its
     result holds ``gate_failures`` (the subflow run ends Failed when a gate fails)."""
-    from flows.pipeline import RunState, eval_flow, register_run
+    from flows.pipeline import eval_flow
+    from flows.session import Launch, launching
     plan = build_plan(opts)
-    runtimes = build_runtimes(plan)
-    state = RunState(plan=plan, runtimes=runtimes)
-    token = register_run(state)
+    launch = Launch(plan=plan, runtimes=build_runtimes(plan))
     options = {k: v for k, v in asdict(opts).items() if v not in (None, {}, [], False)}
     from prefect import tags
 
     from flows.naming import plan_labels, run_name, run_tags
     suites, targets, datasets = plan_labels(plan)
     named = eval_flow.with_options(flow_run_name=run_name(suites, targets))
-    with tags(*run_tags(suites, targets, datasets)):
-        final = await named(options={**options, "paths": opts.paths},
-                            token=token, return_state=True)
-    if state.outcome is None:
+    with launching(launch), tags(*run_tags(suites, targets, datasets)):
+        final = await named(options={**options, "paths": opts.paths}, return_state=True)
+    if launch.outcome is None:
         raise RuntimeError(f"the agentv-eval subflow ended {final.name}: {final.message}")
-    return state.outcome
+    return launch.outcome
 
 
 def merge_results(parts: list[str], out: str | Path) -> Path:

@@ -25,11 +25,12 @@ POLL_SECONDS = 2.0
 @flow(name="agentv-shard", log_prints=False)
 async def shard_flow(suites: list[str], shard: str, out: str, target: str | None = None,
                      targets: str | None = None, trials: int | None = None,
-                     workers: int | None = None, dry_run: bool = False) -> dict[str, Any]:
+                     workers: int | None = None, dry_run: bool = False,
+                     prefect_tasks: str = "batch") -> dict[str, Any]:
     """Run shard I/N of the suites; returns its results path and case count."""
     parse_shard(shard)
     opts = eval_options(suites, out, shard=shard, target=target, targets=targets, trials=trials,
-                        workers=workers, dry_run=dry_run)
+                        workers=workers, dry_run=dry_run, prefect_tasks=prefect_tasks)
     result = await run_suites(opts)
     return {"results": result["results"], "cases": result["summary"]["total"]}
 

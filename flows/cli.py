@@ -119,6 +119,9 @@ def eval_command(
         help="Dask scheduler, tcp://host:8786."),
     shard: Optional[str] = typer.Option(None, metavar="I/N",
         help="Run only shard I/N of the cases."),
+    prefect_tasks: Optional[str] = typer.Option(
+        None, metavar="batch|case", help="Prefect task runs per batch of cases (default), or "
+        "two per case (invoke-provider, run-evaluators) to follow each case in the UI."),
     fail_under: Optional[float] = typer.Option(
         None, metavar="SCORE", help="Quality gate: exit 1 (flow run Failed) when the mean "
         "score is below SCORE (0-1). Also execution.fail_under in an eval file."),
@@ -148,6 +151,7 @@ def eval_command(
                        dump_traces=dump_traces, include_trace=include_trace, cache=cache,
                        trials=trials, max_retries=max_retries, resume=resume, junit=junit,
                        task_runner=task_runner, dask_address=dask_address, shard=shard,
+                       prefect_tasks=prefect_tasks or "batch",
                        fail_under=fail_under, min_pass_rate=min_pass_rate,
                        fail_on_error=fail_on_error, agent_timeout=agent_timeout, strict=strict)
     try:

@@ -23,6 +23,8 @@ def _log(message: str) -> None:
 def run_dataset(dataset: Dataset, target: str | Target | Callable[[Any], Any], evaluator: Any, *,
                 targets: str | None = None, judge: str | Target | None = None,
                 workers: int = 1, out: str | None = None, name: str = "dataset",
+                shard: str | None = None, task_runner: str | None = None,
+                dask_address: str | None = None, prefect_tasks: str = "batch",
                 log: Callable[[str], None] = _log) -> EvalReport:
     """Run every sample against ``target`` and score it with ``evaluator``, through the same
     Prefect flow as ``agentv eval`` (result records, Parquet and artifacts included).
@@ -31,30 +33,51 @@ def run_dataset(dataset: Dataset, target: str | Target | Callable[[Any], Any], e
     the current directory), a ``Target``, or a Python callable ``input -> output``.
     ``evaluator``: a typed function ``(output, expected[, session]) -> Score``, an agentv
     ``Evaluator``, or a list of them. ``judge`` names the judge target for judge-based
-    evaluators (default: the target's ``judge_target``). Raises ``ConfigError`` before
-    anything runs when the target or judge cannot be resolved."""
+    evaluators (default: the target's ``judge_target``). ``shard="I/N"`` runs only shard I
+    of N (as ``--shard``); ``task_runner="dask"`` (``dask_address``) runs the batches on a
+    Dask cluster (targets named in targets.yaml are resolved on the workers; a callable is
+    shipped to them); ``prefect_tasks="case"`` shows each sample as its own task runs.
+    Raises ``ConfigError`` before anything runs when an option, the target or the judge
+    is wrong."""
+    from functools import partial
+
     from tasks.callable_target import CallableProvider, typed_evaluators
     from tasks.expand import Job
-    from tasks.plan import EvalOptions, Plan, parse_workers
-    from tasks.runtime import build_runtimes
-    from tasks.typed_targets import callable_runtime, run_targets
+    from tasks.plan import EvalOptions, Plan, check_options
+    from tasks.scale import parse_shard, select_shard
+    from tasks.typed_targets import run_targets, typed_runtimes
 
+    opts = EvalOptions(paths=[], out=out, workers=workers, shard=shard,
+                       task_runner=task_runner, dask_address=dask_address,
+                       prefect_tasks=prefect_tasks)
+    check_options(opts)
     used, main, judge_name = run_targets(target, judge, targets, log)
     provider = (CallableProvider(used[main], target, {s.id: s.input for s in dataset})
                 if used[main].provider == "python" and callable(target) else None)
     expected = {s.id: s.expected for s in dataset}
     suite = dataset_suite(dataset, name, typed_evaluators(evaluator, expected.__getitem__,
                                                           provider))
-    n_workers = parse_workers(workers)
-    opts = EvalOptions(paths=[suite.path], out=out, workers=n_workers)
-    plan = Plan(opts, [suite], used, {main: judge_name}, [Job(c, main) for c in suite.cases],
-                n_workers)
-    runtimes = (callable_runtime(provider, used.get(judge_name or "")) if provider
-                else build_runtimes(plan))
+    opts.paths = [suite.path]
+    jobs = select_shard([Job(c, main) for c in suite.cases], parse_shard(shard))
+    plan = Plan(opts, [suite], used, {main: judge_name}, jobs, int(opts.workers or 1))
+    runtimes = typed_runtimes(used, main, judge_name, provider, jobs)
+    specs = (target if provider is None else None, judge, targets, provider)
     records: list[dict[str, Any]] = []
+    from flows.distributed import ShippedJobs
     from flows.launch import run_plan  # Prefect loads only here
-    outcome = run_plan(plan, runtimes, on_record=records.append, log=log)
-    return report_from_records(records, [s.id for s in dataset], outcome.get("results"))
+    outcome = run_plan(plan, runtimes, on_record=records.append, log=log, remote=lambda part:
+                       ShippedJobs(part, partial(_worker_runtimes, *specs, part)))
+    return report_from_records(records, [j.case.id for j in jobs], outcome.get("results"))
+
+
+def _worker_runtimes(target: Any, judge: Any, targets: str | None, provider: Any,
+                     jobs: list[Any]) -> dict[str, Any]:
+    """On a Dask worker: targets named in targets.yaml are resolved there (its environment
+    holds the keys; none travel with the batch)."""
+    from tasks.typed_targets import run_targets, typed_runtimes
+    used, main, judge_name = run_targets(provider.target if provider else target, judge,
+                                         targets, _log)
+    return typed_runtimes(used, main, judge_name, provider, jobs)
 
 
 evaluate = run_dataset  # seed 002 spelling

@@ -1,40 +1,68 @@
-"""Case batches on a Prefect task runner that runs elsewhere (Dask through prefect-dask).
+"""Case batches on the Dask task runner (prefect-dask), through the one job runner.
 
-A remote worker shares nothing with the flow's process, so each batch task gets the run's
-options and the indices of its jobs, rebuilds the plan in its own process (cached per
-process), runs the cases under its own ``--workers`` semaphore and returns the records.
-The flow process stays the one writer: it writes each batch's records as the batch
-completes. Eval files, targets and .env must be readable at the same paths on the
-workers (one checkout per machine; paths are sent absolute).
+The flow process stays the one writer: each batch task runs on a worker and returns its
+records, written as the batch completes. The whole run shares cluster-wide limits: a
+``distributed.Semaphore`` of ``--workers`` leases and one per eval file (its cap), named
+after the run, so ``--workers`` bounds the run however many batches run at once. A stop
+(Ctrl-C, SIGTERM, a failed write) sets a ``distributed.Event``: workers start nothing new
+and cancel what still runs after the same grace period.
+
+A worker rebuilds its jobs and runtimes itself (``RemoteJobs``): an eval run from its
+options (eval files, targets and .env at the same absolute paths on the workers; secrets
+resolved from the worker's environment, never shipped; a per-process cache of at most
+``PLAN_CACHE`` plans keyed by the options), a typed-API run from its cases as shipped.
 """
 from __future__ import annotations
 
 import asyncio
 import json
 import os
-from typing import Any, Callable
+import uuid
+from dataclasses import asdict
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
+from functools import lru_cache
+from typing import Any, AsyncIterator, Callable, Protocol
 
 from prefect import task
-from prefect.artifacts import acreate_table_artifact
 from prefect.cache_policies import NO_CACHE
 
+from flows.batches import publish_batch_table
+from flows.session import RunSession, as_is
 from tasks.expand import Job
+from tasks.jobs import JobRunner, RunControl
 from tasks.plan import EvalOptions, Plan, build_plan
 from tasks.redact import redact_obj
-from tasks.run import CaseRunner, RunOptions
+from tasks.run import CaseRunner, RunOptions, TargetRuntime
 from tasks.runtime import build_runtimes, close_runtimes
 
+PLAN_CACHE = 4
+STOP_POLL_S = 0.25
+
+__all__ = ["run_on_dask"]
 
 
-class ProcessLocalDict(dict):
-    """A registry that never travels: pickled (e.g. inside a flow sent to Dask with the
-    run context) it arrives empty, so open files and sessions stay in their process."""
+class RemoteJobs(Protocol):
+    """What a worker needs to run one batch: its jobs and the runtimes they use."""
 
-    def __reduce__(self):
-        return (type(self), ())
+    def load(self) -> tuple[list[Job], dict[str, TargetRuntime]]: ...
 
 
-_PLANS: dict[str, Plan] = ProcessLocalDict()
+class PlanPart:
+    """Jobs of an eval run by their position in the plan the worker rebuilds."""
+
+    def __init__(self, options: dict[str, Any], positions: list[int]):
+        self.options, self.positions = options, positions
+
+    def load(self) -> tuple[list[Job], dict[str, TargetRuntime]]:
+        plan = worker_plan(json.dumps(self.options, sort_keys=True, default=str))
+        return [plan.jobs[i] for i in self.positions], build_runtimes(plan)
+
+
+@lru_cache(maxsize=PLAN_CACHE)
+def worker_plan(options_json: str) -> Plan:
+    """A worker's plan of a run (loading the suites once per run, not once per batch)."""
+    return build_plan(EvalOptions(**json.loads(options_json)))
 
 
 def remote_options(options: dict[str, Any]) -> dict[str, Any]:
@@ -43,72 +71,168 @@ def remote_options(options: dict[str, Any]) -> dict[str, Any]:
     out["paths"] = [os.path.abspath(p) for p in options.get("paths", [])]
     if out.get("targets"):
         out["targets"] = os.path.abspath(out["targets"])
-    for key in ("resume", "junit", "task_runner", "dask_address", "out"):
+    for key in ("resume", "junit", "task_runner", "dask_address", "out", "prefect_tasks"):
         out.pop(key, None)
     return out
 
 
-def worker_plan(options: dict[str, Any]) -> Plan:
-    key = json.dumps(options, sort_keys=True, default=str)
-    if key not in _PLANS:
-        _PLANS[key] = build_plan(EvalOptions(**options))
-    return _PLANS[key]
+class DaskLimits:
+    """``--workers`` and the per-file caps as semaphores of the cluster (picklable: names
+    and sizes; ``bind`` attaches them to the worker's client)."""
+
+    def __init__(self, run_id: str, workers: int, file_caps: dict[str, int]):
+        self.run_id, self.workers, self.file_caps = run_id, workers, file_caps
+        self.stop_event = f"agentv-{run_id}-stop"
+        self._bound: dict[str | None, Any] = {}
+        self._pool: ThreadPoolExecutor | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"run_id": self.run_id, "workers": self.workers, "file_caps": self.file_caps}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["run_id"], state["workers"], state["file_caps"])  # type: ignore[misc]
+
+    def semaphore_names(self) -> dict[str | None, tuple[str, int]]:
+        names: dict[str | None, tuple[str, int]] = {
+            None: (f"agentv-{self.run_id}-workers", self.workers)}
+        for i, (file, cap) in enumerate(sorted(self.file_caps.items())):
+            names[file] = (f"agentv-{self.run_id}-file-{i}", cap)
+        return names
+
+    def bind(self, client: Any) -> None:
+        from distributed import Semaphore
+        self._bound = {key: Semaphore(max_leases=n, name=name, scheduler_rpc=client.scheduler,
+                                      loop=client.loop)
+                       for key, (name, n) in self.semaphore_names().items()}
+        # a blocked acquire holds a thread: more threads than a batch has jobs
+        self._pool = ThreadPoolExecutor(64, "agentv-leases")
+
+    def unbind(self) -> None:
+        for sem in self._bound.values():
+            callback = getattr(sem, "refresh_callback", None)
+            if callback is not None:
+                sem.loop.add_callback(callback.stop)
+        if self._pool is not None:
+            self._pool.shutdown(wait=False)
+
+    @asynccontextmanager
+    async def slot(self, file: str | None) -> AsyncIterator[None]:
+        loop, held = asyncio.get_running_loop(), []
+        wanted = [self._bound[file]] if file in self._bound and file is not None else []
+        try:
+            for sem in [*wanted, self._bound[None]]:
+                await loop.run_in_executor(self._pool, sem.acquire)
+                held.append(sem)
+            yield
+        finally:
+            for sem in reversed(held):
+                await loop.run_in_executor(self._pool, sem.release)
 
 
-def batch_table(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The rows of a batch's table artifact: one per case."""
-    return [{"eval_id": r["eval_id"], "target": r["target"], "trial": r.get("trial", 0),
-             "score": r["score"], "attempt": r.get("attempt"),
-             "latency_ms": r.get("latency_ms"), "error": r.get("error") or ""}
-            for r in records]
-
-
-async def _run_jobs(plan: Plan, jobs: list[Job]) -> list[dict[str, Any]]:
-    runtimes = build_runtimes(plan)
-    opts = plan.options
-    runner = CaseRunner(runtimes, RunOptions(include_trace=opts.include_trace,
-                                             dump_prompts=opts.dump_prompts,
-                                             dump_traces=opts.dump_traces))
-    semaphore = asyncio.Semaphore(plan.workers)
-    if runner.batching(jobs):  # provider_batching: one call answers the whole batch
-        async with semaphore:
-            await runner.prefetch(jobs)
-
-    async def one(job: Job) -> dict[str, Any]:
-        async with semaphore:
-            return await runner.run(job)
-
-    try:
-        return list(await asyncio.gather(*(one(j) for j in jobs)))
-    finally:
-        await close_runtimes(runtimes)
+async def _follow_stop(event: Any, control: RunControl) -> None:
+    """Worker side: the run's stop event becomes this batch's stop."""
+    while not control.stopping:
+        if await asyncio.to_thread(event.is_set):
+            control.request_stop()
+            return
+        await asyncio.sleep(STOP_POLL_S)
 
 
 @task(name="run-cases", cache_policy=NO_CACHE, task_run_name="run-cases: {label}")
-async def run_remote_batch(label: str, options: dict[str, Any],
-                           indices: list[int]) -> list[dict[str, Any]]:
-    """Run the plan's jobs at ``indices`` on this worker; publish their table artifact."""
-    plan = worker_plan(options)
-    records = redact_obj(await _run_jobs(plan, [plan.jobs[i] for i in indices]))
-    from flows.naming import slug
-    await acreate_table_artifact(key=slug(f"agentv-batch-{label}"), table=batch_table(records),
-                                 description=f"Cases of batch {label}")
-    return records
+async def run_remote_batch(label: str, part: RemoteJobs, limits: DaskLimits,
+                           options: RunOptions, grace_s: float) -> dict[str, Any]:
+    """Run one batch on this worker under the run's cluster-wide limits; publish its
+    table artifact; return its records (None for a job not run) and how many were not run."""
+    from distributed import Event, get_client
+    client = get_client()  # the worker's client (this is the worker's task thread)
+    limits.bind(client)
+    jobs, runtimes = part.load()
+    control = RunControl(grace_s)
+    runner = JobRunner(CaseRunner(runtimes, options), limits, control)
+    follower = asyncio.ensure_future(_follow_stop(Event(limits.stop_event, client), control))
+    watchdog = asyncio.ensure_future(control.watchdog())
+    try:
+        if runner.runner.batching(jobs):
+            async with limits.slot(None):
+                await runner.runner.prefetch(jobs)
+        records = list(await asyncio.gather(*(runner.run_one(j) for j in jobs)))
+    finally:
+        follower.cancel()
+        watchdog.cancel()
+        await close_runtimes(runtimes)
+        limits.unbind()
+    records = redact_obj(records)
+    await publish_batch_table(label, [r for r in records if r])
+    return {"records": records, "skipped": control.skipped}
 
 
-async def run_on_task_runner(plan: Plan, options: dict[str, Any],
-                             labelled: list[tuple[str, list[Job]]],
-                             on_record: Callable[[dict[str, Any]], None]) -> None:
-    """Submit every batch to the flow's task runner; hand records over as batches finish."""
-    position = {id(job): i for i, job in enumerate(plan.jobs)}
-    sent = remote_options(options)
-    futures = [(jobs, run_remote_batch.submit(label, sent, [position[id(j)] for j in jobs]))
+def _task_runner_client() -> Any:
+    from prefect.context import FlowRunContext
+    context = FlowRunContext.get()
+    if context is None:
+        raise RuntimeError("the Dask batches run inside the agentv-eval flow")
+    return context.task_runner.client  # type: ignore[attr-defined]
+
+
+async def _signal_stop(control: RunControl, event: Any) -> None:
+    while not control.stopping:
+        await asyncio.sleep(0.1)
+    await asyncio.to_thread(event.set)
+
+
+async def run_on_dask(session: RunSession, labelled: list[tuple[str, list[Job]]],
+                      remote: Callable[[list[Job]], RemoteJobs]) -> None:
+    """Submit every batch to the Dask task runner; write records as batches finish."""
+    from distributed import Event
+    client = _task_runner_client()
+    limits = DaskLimits(uuid.uuid4().hex, session.plan.workers, session.file_caps())
+    event = Event(limits.stop_event, client)
+    session.on_close(lambda: asyncio.to_thread(_close_cluster_state, client, limits, event))
+    opts = session.runner.options
+    futures = [(jobs, run_remote_batch.submit(label, as_is(remote(jobs)), as_is(limits), opts,
+                                              session.control.grace_s))
                for label, jobs in labelled]
+    stopper = asyncio.ensure_future(_signal_stop(session.control, event))
 
-    async def collect(jobs: list[Job], future) -> None:
-        records = await asyncio.to_thread(future.result)
-        for job, record in zip(jobs, records):
-            record["case_key"] = job.key  # the flow's key, whatever the worker's directory
-            on_record(record)
+    async def collect(jobs: list[Job], future: Any) -> None:
+        done = await asyncio.to_thread(future.result)
+        session.control.skipped += done["skipped"]
+        for job, record in zip(jobs, done["records"]):
+            if record is not None:
+                record["case_key"] = job.key  # the flow's key, whatever the worker's directory
+                session.record_finished(record)
 
-    await asyncio.gather(*(collect(jobs, f) for jobs, f in futures))
+    try:
+        await asyncio.gather(*(collect(jobs, f) for jobs, f in futures))
+    finally:
+        stopper.cancel()
+
+
+def _close_cluster_state(client: Any, limits: DaskLimits, event: Any) -> None:
+    """The run's semaphores and stop event leave the scheduler with the run."""
+    for name, _ in limits.semaphore_names().values():
+        try:
+            client.sync(client.scheduler.semaphore_close, name=name)
+        except Exception:  # noqa: BLE001 - never registered (no batch ran): nothing to close
+            pass
+    try:
+        event.clear()
+    except Exception:  # noqa: BLE001 - the cluster is gone already
+        pass
+
+
+def plan_parts(session: RunSession) -> Callable[[list[Job]], RemoteJobs]:
+    """An eval run's batches by position in the plan (jobs keyed by their case key)."""
+    position = {job.key: i for i, job in enumerate(session.plan.jobs)}
+    options = remote_options(asdict(session.plan.options))
+    return lambda jobs: PlanPart(options, [position[job.key] for job in jobs])
+
+
+class ShippedJobs:
+    """A typed-API batch: its jobs as they are, and how to build their runtimes."""
+
+    def __init__(self, jobs: list[Job], build: Callable[[], dict[str, TargetRuntime]]):
+        self.jobs, self.build = jobs, build
+
+    def load(self) -> tuple[list[Job], dict[str, TargetRuntime]]:
+        return self.jobs, self.build()

@@ -66,8 +66,11 @@ def open_results(opts: EvalOptions):
 
 def run_plan(plan, runtimes, *, on_record: Callable[[dict], None] | None = None,
              log: Callable[[str], None] = lambda m: print(m, file=sys.stderr),
-             finished=None, writer=None, started: float | None = None) -> dict[str, Any]:
-    """Run a validated plan (targets preflight-checked) through the ``agentv-eval`` flow."""
+             finished=None, writer=None, started: float | None = None,
+             remote: Callable[[list], Any] | None = None) -> dict[str, Any]:
+    """Run a validated plan (targets preflight-checked) through the ``agentv-eval`` flow.
+    What is already built travels to the flow in-process (``flows.session.launching``), for
+    the duration of this call only."""
     from flows.preload import quiet_prefect_console
     from flows.server import ensure_api
     quiet_prefect_console(plan.options.verbose)
@@ -75,20 +78,16 @@ def run_plan(plan, runtimes, *, on_record: Callable[[dict], None] | None = None,
         writer = open_results(plan.options)  # its sink builds Parquet and stats as it writes
     try:
         ensure_api(log)
-        from flows.pipeline import RunState, eval_flow, register_run
+        from flows.pipeline import eval_flow
+        from flows.session import Launch, launching
     except BaseException:
         if writer is not None:
             writer.abandon()
         raise
     from tasks.redact import redact_log_handlers, redact_obj
     redact_log_handlers()  # Prefect's handlers (console, API) scrub too
-    state = RunState(plan=plan, runtimes=runtimes, on_record=on_record,
-                     append=finished is not None, writer=writer, started=started)
-    if finished is not None:
-        state.done_keys = finished.keys
-        state.errors = [{k: r.get(k) for k in ("eval_id", "target", "error")}
-                        for r in finished.records if r.get("error")]
-    token = register_run(state)
+    launch = Launch(plan=plan, runtimes=runtimes, writer=writer, finished=finished,
+                    on_record=on_record, started=started, remote=remote)
     from tasks.scale import make_task_runner
     runner = make_task_runner(plan.options.task_runner, plan.options.dask_address)
     from prefect import tags
@@ -97,14 +96,14 @@ def run_plan(plan, runtimes, *, on_record: Callable[[dict], None] | None = None,
     flow = eval_flow.with_options(flow_run_name=run_name(suites, targets),
                                   **({"task_runner": runner} if runner else {}))
     try:
-        with interrupt_handler(state, log), tags(*run_tags(suites, targets, datasets)):
+        with interrupt_handler(launch, log), launching(launch), \
+                tags(*run_tags(suites, targets, datasets)):
             final: Any = asyncio.run(flow(  # type: ignore[arg-type]
-                options=redact_obj(_jsonable(asdict(plan.options))), token=token,
-                return_state=True))
-        return state.outcome if state.outcome is not None else final.result()
+                options=redact_obj(_jsonable(asdict(plan.options))), return_state=True))
+        return launch.outcome if launch.outcome is not None else final.result()
     finally:
-        if state.writer is not None:
-            state.writer.close()
+        if writer is not None:
+            writer.close()
         from prefect.logging.handlers import APILogWorker
         APILogWorker.drain_all(timeout=5)  # the run's logs reach the API before we return
 
@@ -130,14 +129,15 @@ SIGNAL_NAMES = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated (SIGTE
 
 
 @contextmanager
-def interrupt_handler(state, log):
+def interrupt_handler(launch, log):
     """First Ctrl-C or SIGTERM: stop scheduling, let in-flight cases finish (or cancel them
     after a grace period), flush and summarize. A second one aborts at once."""
+    control = launch.control
+
     def on_signal(signum, frame):
-        if state.stop_requested is not None:
+        if control.stopping:
             raise KeyboardInterrupt
-        state.stop_requested = time.monotonic()
-        state.stop_signal = signum
+        control.request_stop(signum)
         log(f"\nagentv: {SIGNAL_NAMES.get(signum, 'stopped')} - finishing in-flight cases "
             "(send it again to abort)")
     try:
@@ -145,7 +145,7 @@ def interrupt_handler(state, log):
     except ValueError:  # not the main thread: leave signals alone
         yield
         return
-    state.signal_handler = on_signal  # the flow re-arms it over Prefect's SIGTERM bridge
+    launch.signal_handler = on_signal  # the flow re-arms it over Prefect's SIGTERM bridge
     try:
         yield
     finally:

@@ -136,31 +136,22 @@ class EvalLoop(Generic[InputT, ExpectedT]):
 
     def _setup(self) -> None:
         from tasks.callable_target import CallableProvider, typed_evaluators
+        from tasks.expand import Job
         from tasks.run import CaseRunner, RunOptions
-        from tasks.typed_targets import callable_runtime
+        from tasks.typed_targets import typed_runtimes
 
         main = self.used[self.target_name]
         if main.provider == "python":
             self._provider = CallableProvider(main, self._target, {})
-            runtimes = callable_runtime(self._provider, self.used.get(self.judge_name or ""))
-        else:
-            runtimes = self._named_runtimes()
+        probe = Job(self._case(Sample("preflight", None, None)), self.target_name)
+        runtimes = typed_runtimes(self.used, self.target_name, self.judge_name, self._provider,
+                                  [probe])
         self._evaluators = typed_evaluators(self.evaluator, self._expected.__getitem__,
                                             self._provider)
         self._runner = CaseRunner(runtimes, RunOptions())
         if self.out:
             from tasks.write import ResultWriter
             self._writer = ResultWriter(self.out, append=True)
-
-    def _named_runtimes(self):
-        from tasks.expand import Job
-        from tasks.plan import EvalOptions, Plan
-        from tasks.runtime import build_runtimes
-
-        probe = self._case(Sample("preflight", None, None))
-        opts = EvalOptions(paths=[probe.file])
-        return build_runtimes(Plan(opts, [], self.used, {self.target_name: self.judge_name},
-                                   [Job(probe, self.target_name)], 1))
 
     def _case(self, sample: Sample):
         return dataset_suite(Dataset((sample,)), self.name, getattr(self, "_evaluators", []))\

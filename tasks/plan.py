@@ -15,7 +15,7 @@ from tasks.expand import Job
 from tasks.files import MAX_TRIALS, EvalSuite, load_suite
 from tasks.outputs import check_outputs
 from tasks.redact import register_dotenv, register_environment
-from tasks.scale import check_task_runner, parse_shard, select_shard
+from tasks.scale import check_prefect_tasks, check_task_runner, parse_shard, select_shard
 from tasks.selection import TargetFiles, TargetResolver
 from tasks.targets import select_target_name
 
@@ -48,6 +48,7 @@ class EvalOptions:
     task_runner: str | None = None  # default | dask (tasks/scale.py)
     dask_address: str | None = None
     shard: str | None = None  # I/N: run only this shard of the jobs
+    prefect_tasks: str = "batch"  # batch | case: Prefect task runs per batch or per case
     fail_under: float | None = None  # quality gates (tasks/gates.py)
     min_pass_rate: float | None = None
     fail_on_error: bool = False
@@ -132,6 +133,7 @@ def check_options(opts: EvalOptions) -> None:
     if opts.max_retries is not None and not 0 <= opts.max_retries <= 100:
         raise ConfigError(f"must be from 0 to 100, got {opts.max_retries}", None, "--max-retries")
     opts.task_runner = check_task_runner(opts.task_runner, opts.dask_address)
+    opts.prefect_tasks = check_prefect_tasks(opts.prefect_tasks, opts.task_runner)
 
 
 def _bounded(value: float | None, flag: str, top: float, unit: str, positive: bool = False):

@@ -43,6 +43,20 @@ class RunOptions:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass
+class Invoked:
+    """A job after its target call: the response the evaluators get, or (the call failed)
+    the case's error record."""
+
+    job: Job
+    request: Any
+    started: float
+    attempts: int
+    dumps: dict[str, Any]
+    response: Response | None = None
+    record: dict[str, Any] | None = None
+
+
 def _innermost(provider: Any) -> Any:
     """The provider under its retry/cache wrappers."""
     while hasattr(provider, "provider"):
@@ -61,6 +75,11 @@ class CaseRunner:
         self.prefetched: dict[str, Any] = {}  # job key -> batch answer (Response or error)
 
     async def run(self, job: Job) -> dict[str, Any]:
+        return await self.evaluate(await self.invoke(job))
+
+    async def invoke(self, job: Job) -> Invoked:
+        """The job's target call (prompt dump, retries, trace dump); a failure is kept as the
+        case's error record."""
         runtime = self.targets[job.target]
         request = build_request(job.case, is_agent=runtime.is_agent, trial=job.trial)
         dumps: dict[str, Any] = {}
@@ -79,16 +98,25 @@ class CaseRunner:
         except Exception as err:  # noqa: BLE001 - tier 2: recorded, the run goes on
             attempts = getattr(err, "attempts", 1)
             self._dump_trace(job, attempts, None, dumps)
-            return _with_dumps(self._error_record(job, runtime, request, err, attempts,
-                                                  started), dumps)
+            record = _with_dumps(self._error_record(job, runtime, request, err, attempts,
+                                                    started), dumps)
+            return Invoked(job, request, started, attempts, dumps, record=record)
         if response.trace is None:  # AgentV: tool calls in output_messages are the trace
             response.trace = trace_from_messages(response.output_messages)
         self._dump_trace(job, attempts, response, dumps)
+        return Invoked(job, request, started, attempts, dumps, response)
+
+    async def evaluate(self, done: Invoked) -> dict[str, Any]:
+        """The evaluators on the target's answer, and the case's record."""
+        if done.record is not None or done.response is None:
+            return done.record or {}
+        job, response, runtime = done.job, done.response, self.targets[done.job.target]
         summary = trace_summary(response.trace, response.usage, response.latency_ms,
                                 response.output_messages)
-        results = await self._evaluate(job, runtime, request, response, attempts, summary)
-        return _with_dumps(self._record(job, runtime, request, response, results, attempts,
-                                        started, summary), dumps)
+        results = await self._evaluate(job, runtime, done.request, response, done.attempts,
+                                       summary)
+        return _with_dumps(self._record(job, runtime, done.request, response, results,
+                                        done.attempts, done.started, summary), done.dumps)
 
     def batching(self, jobs: list[Job]) -> bool:
         return bool(jobs) and self.targets[jobs[0].target].batch is not None

@@ -3,6 +3,8 @@
 * ``--shard I/N``: run only the I-th of N shards of the plan (jobs I-1, I-1+N, …), so N
   flow runs — e.g. N runs of one deployment picked up by the workers of a work pool —
   share a suite. ``load_results`` reads the shards' files together (a list or a glob).
+* ``--prefect-tasks batch|case``: coarse batch task runs (default) or, for small suites
+  watched in the UI, two task runs per case.
 * ``--task-runner dask [--dask-address tcp://host:8786]``: the flow's case batches run on
   a Dask cluster through prefect-dask (a local cluster when no address is given).
 """
@@ -15,6 +17,7 @@ from typing import Any, TypeVar
 from providers.errors import ConfigError
 
 TASK_RUNNERS = ("default", "dask")
+PREFECT_TASKS = ("batch", "case")
 T = TypeVar("T")
 
 
@@ -50,6 +53,19 @@ def check_task_runner(kind: str | None, address: str | None) -> str:
         raise ConfigError("needs prefect-dask: pip install 'agentv[dask]'", None,
                           "--task-runner")
     return kind
+
+
+def check_prefect_tasks(mode: str | None, task_runner: str) -> str:
+    """``--prefect-tasks batch|case``: Prefect task runs per batch of cases (default) or
+    two per case (invoke-provider, run-evaluators) in the flow's process."""
+    mode = mode or "batch"
+    if mode not in PREFECT_TASKS:
+        raise ConfigError(f"unknown mode '{mode}' (expected one of: {', '.join(PREFECT_TASKS)})",
+                          None, "--prefect-tasks")
+    if mode == "case" and task_runner == "dask":
+        raise ConfigError("case runs each case in the flow's process; it does not combine with "
+                          "--task-runner dask (use batch)", None, "--prefect-tasks")
+    return mode
 
 
 def make_task_runner(kind: str, address: str | None) -> Any:

@@ -65,6 +65,18 @@ def callable_runtime(provider: CallableProvider, judge: Target | None):
     return {provider.name: TargetRuntime(provider.name, wrapped, False, judge_runtime)}
 
 
+def typed_runtimes(used: dict[str, Target], main: str, judge_name: str | None,
+                   provider: CallableProvider | None, jobs: list[Any]) -> dict[str, Any]:
+    """The runtimes of a typed run: the callable's, or the named targets' (built,
+    preflight-checked and retry-wrapped by the runtime builder, as an eval file's)."""
+    from tasks.plan import EvalOptions, Plan
+    from tasks.runtime import build_runtimes
+    if provider is not None:
+        return callable_runtime(provider, used.get(judge_name or ""))
+    paths = sorted({job.case.file for job in jobs})
+    return build_runtimes(Plan(EvalOptions(paths=paths), [], used, {main: judge_name}, jobs, 1))
+
+
 def categorical_judge(target: Any = None, criterion: str | None = None, *,
                       targets: str | None = None, judge: Any = None):
     """The categorical LLM judge as a typed evaluator ``(output, expected) -> Score``.

@@ -1,0 +1,56 @@
+"""``--prefect-tasks case``: each case runs as two Prefect task runs, ``invoke-provider: <id>``
+and ``run-evaluators: <id>`` (`` [trial N]`` when a case runs several trials), under the
+run's in-process limits — so a small suite shows every case, its attempts, duration and
+logs in the flow run's graph. The records are the ones ``batch`` mode writes; each task run
+costs Prefect's per-task overhead (README: when to use it)."""
+from __future__ import annotations
+
+from typing import Any
+
+from prefect import get_run_logger, task
+from prefect.cache_policies import NO_CACHE
+
+from flows.session import as_is
+from tasks.expand import Job
+from tasks.run import CaseRunner, Invoked
+
+
+def case_label(job: Job, trials: bool) -> str:
+    return f"{job.case.id} [trial {job.trial + 1}]" if trials else job.case.id
+
+
+@task(name="invoke-provider", cache_policy=NO_CACHE, task_run_name="invoke-provider: {label}")
+async def invoke_provider(label: str, runner: CaseRunner, job: Job) -> Invoked:
+    """Call the case's target (agentv's retry layer inside: attempts are logged)."""
+    done = await runner.invoke(job)
+    logger = get_run_logger()
+    if done.record is not None:
+        logger.warning("target %s failed after %d attempt(s): %s", job.target, done.attempts,
+                       done.record.get("error"))
+    else:
+        latency = done.response.latency_ms if done.response else None
+        logger.info("target %s answered after %d attempt(s)%s", job.target, done.attempts,
+                    f" in {latency:.0f} ms" if latency is not None else "")
+    return done
+
+
+@task(name="run-evaluators", cache_policy=NO_CACHE, task_run_name="run-evaluators: {label}")
+async def run_evaluators(label: str, runner: CaseRunner, done: Invoked) -> dict[str, Any]:
+    """Score the answer with the case's evaluators; the case's record."""
+    record = await runner.evaluate(done)
+    if not record.get("error"):
+        get_run_logger().info("score %.3f (%d hit(s), %d miss(es))", record.get("score", 0.0),
+                              len(record.get("hits") or []), len(record.get("misses") or []))
+    return record
+
+
+class CaseTasks:
+    """The job runner's ``execute`` in case mode."""
+
+    def __init__(self, runner: CaseRunner, trials: bool):
+        self.runner, self.trials = runner, trials
+
+    async def __call__(self, job: Job) -> dict[str, Any]:
+        label = case_label(job, self.trials)
+        done = await invoke_provider(label, self.runner, as_is(job))
+        return await run_evaluators(label, self.runner, as_is(done))
