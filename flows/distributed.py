@@ -28,7 +28,7 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from flows.batches import publish_batch_table
-from flows.session import RunSession, as_is
+from flows.session import RunSession
 from tasks.expand import Job
 from tasks.jobs import JobRunner, RunControl
 from tasks.plan import EvalOptions, Plan, build_plan
@@ -189,7 +189,8 @@ async def run_on_dask(session: RunSession, labelled: list[tuple[str, list[Job]]]
     event = Event(limits.stop_event, client)
     session.on_close(lambda: asyncio.to_thread(_close_cluster_state, client, limits, event))
     opts = session.runner.options
-    futures = [(jobs, run_remote_batch.submit(label, as_is(remote(jobs)), as_is(limits), opts,
+    # plain objects (not dataclasses): Prefect passes them without walking into them
+    futures = [(jobs, run_remote_batch.submit(label, remote(jobs), limits, opts,
                                               session.control.grace_s))
                for label, jobs in labelled]
     stopper = asyncio.ensure_future(_signal_stop(session.control, event))
