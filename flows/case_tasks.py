@@ -10,9 +10,9 @@ from typing import Any
 from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
-from flows.session import as_is
+from flows.session import RunSession, as_is
 from tasks.expand import Job
-from tasks.run import CaseRunner, Invoked
+from tasks.run import Invoked
 
 
 def case_label(job: Job, trials: bool) -> str:
@@ -20,9 +20,9 @@ def case_label(job: Job, trials: bool) -> str:
 
 
 @task(name="invoke-provider", cache_policy=NO_CACHE, task_run_name="invoke-provider: {label}")
-async def invoke_provider(label: str, runner: CaseRunner, job: Job) -> Invoked:
+async def invoke_provider(label: str, session: RunSession, job: Job) -> Invoked:
     """Call the case's target (agentv's retry layer inside: attempts are logged)."""
-    done = await runner.invoke(job)
+    done = await session.runner.invoke(job)
     logger = get_run_logger()
     if done.record is not None:
         logger.warning("target %s failed after %d attempt(s): %s", job.target, done.attempts,
@@ -35,9 +35,9 @@ async def invoke_provider(label: str, runner: CaseRunner, job: Job) -> Invoked:
 
 
 @task(name="run-evaluators", cache_policy=NO_CACHE, task_run_name="run-evaluators: {label}")
-async def run_evaluators(label: str, runner: CaseRunner, done: Invoked) -> dict[str, Any]:
+async def run_evaluators(label: str, session: RunSession, done: Invoked) -> dict[str, Any]:
     """Score the answer with the case's evaluators; the case's record."""
-    record = await runner.evaluate(done)
+    record = await session.runner.evaluate(done)
     if not record.get("error"):
         get_run_logger().info("score %.3f (%d hit(s), %d miss(es))", record.get("score", 0.0),
                               len(record.get("hits") or []), len(record.get("misses") or []))
@@ -47,10 +47,10 @@ async def run_evaluators(label: str, runner: CaseRunner, done: Invoked) -> dict[
 class CaseTasks:
     """The job runner's ``execute`` in case mode."""
 
-    def __init__(self, runner: CaseRunner, trials: bool):
-        self.runner, self.trials = runner, trials
+    def __init__(self, session: RunSession, trials: bool):
+        self.session, self.trials = session, trials
 
     async def __call__(self, job: Job) -> dict[str, Any]:
         label = case_label(job, self.trials)
-        done = await invoke_provider(label, self.runner, as_is(job))
-        return await run_evaluators(label, self.runner, as_is(done))
+        done = await invoke_provider(label, self.session, as_is(job))
+        return await run_evaluators(label, self.session, as_is(done))

@@ -104,6 +104,7 @@ def run_plan(plan, runtimes, *, on_record: Callable[[dict], None] | None = None,
     finally:
         if writer is not None:
             writer.close()
+        launch.release()
         from prefect.logging.handlers import APILogWorker
         APILogWorker.drain_all(timeout=5)  # the run's logs reach the API before we return
 

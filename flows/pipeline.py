@@ -66,7 +66,7 @@ async def _run_batches(session: RunSession, labelled: list[tuple[str, list[Job]]
 
 
 async def _run_case_tasks(session: RunSession, labelled: list[tuple[str, list[Job]]]) -> None:
-    session.jobs.execute = CaseTasks(session.runner, any(j.trial for j in session.plan.jobs))
+    session.jobs.execute = CaseTasks(session, any(j.trial for j in session.plan.jobs))
     await asyncio.gather(*(session.jobs.run_batch(jobs) for _, jobs in labelled))
 
 

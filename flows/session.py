@@ -48,6 +48,11 @@ class Launch:
     # rebuilds the plan from the options; the typed API ships its cases)
     remote: Callable[[list[Job]], Any] | None = None
 
+    def release(self) -> None:
+        """The call is over: let go of the run (the outcome stays)."""
+        self.plan = self.runtimes = self.writer = self.finished = None
+        self.on_record = self.signal_handler = self.remote = None
+
 
 T = TypeVar("T")
 
@@ -58,47 +63,53 @@ def as_is(value: T) -> T:
     return cast(T, quote(value))
 
 
-_LAUNCH: ContextVar[Launch | None] = ContextVar("agentv_launch", default=None)
+# A one-slot box, emptied when the call ends: Prefect's background threads and tasks copy
+# the context they start in, and must not keep a run alive through it.
+_LAUNCH: ContextVar[list[Launch]] = ContextVar("agentv_launch", default=[])
 
 
 @contextmanager
 def launching(launch: Launch) -> Iterator[Launch]:
     """Hand ``launch`` to the ``agentv-eval`` flow called inside this block."""
-    token = _LAUNCH.set(launch)
+    slot = [launch]
+    token = _LAUNCH.set(slot)
     try:
         yield launch
     finally:
+        slot.clear()
         _LAUNCH.reset(token)
 
 
 def current_launch() -> Launch:
     """The launch of the flow being started here, or an empty one (a deployment's run)."""
-    launch = _LAUNCH.get()
-    return launch if launch is not None else Launch()
+    slot = _LAUNCH.get()
+    return slot[0] if slot else Launch()
 
 
 @task(name="load-and-expand", cache_policy=NO_CACHE)
-def plan_stage(options: dict[str, Any], launch: Launch) -> Plan:
+async def plan_stage(session: RunSession) -> int:
     """Load eval files and targets, select targets, expand cases × trials into jobs (done
     already when the launcher validated the run before the flow)."""
-    plan = launch.plan or build_plan(EvalOptions(**options))
+    plan = session.plan = session.launch.plan or build_plan(EvalOptions(**session.options))
     get_run_logger().info("%d eval file(s), %d job(s), targets: %s, workers: %d",
                           len(plan.suites), len(plan.jobs), ", ".join(plan.targets), plan.workers)
-    return plan
+    return len(plan.jobs)
 
 
 @task(name="preflight-targets", cache_policy=NO_CACHE)
-def preflight_stage(plan: Plan, launch: Launch) -> dict[str, TargetRuntime]:
+async def preflight_stage(session: RunSession) -> list[str]:
     """Build each selected target's provider and check its configuration once (done
     already when the launcher preflight-checked the targets)."""
-    runtimes = launch.runtimes or build_runtimes(plan)
-    get_run_logger().info("targets ready: %s", ", ".join(sorted(runtimes)))
-    return runtimes
+    runtimes = session.runtimes = session.launch.runtimes or build_runtimes(session.plan)
+    return sorted(runtimes)
 
 
 class RunSession:
     """``async with RunSession(options, launch) as session``: everything a run holds, closed
     on exit (runtimes, the writer, cluster-wide limits) whatever happened."""
+
+    plan: Plan  # set by the load-and-expand stage
+    runtimes: dict[str, TargetRuntime]  # set by the preflight-targets stage
 
     def __init__(self, options: dict[str, Any], launch: Launch):
         self.options, self.launch, self.control = options, launch, launch.control
@@ -114,9 +125,9 @@ class RunSession:
 
     async def __aenter__(self) -> RunSession:
         launch = self.launch
-        self.plan: Plan = plan_stage(self.options, as_is(launch))
+        await plan_stage(self)
         try:
-            self.runtimes = preflight_stage(as_is(self.plan), as_is(launch))
+            await preflight_stage(self)
         except BaseException:
             self._abandon_writer()
             raise
@@ -136,11 +147,18 @@ class RunSession:
     async def __aexit__(self, *exc: Any) -> None:
         if self._watchdog is not None:
             self._watchdog.cancel()
-        for close in reversed(self._closers):
-            done = close()
-            if asyncio.iscoroutine(done):
-                await done
-        self._closers.clear()
+        try:
+            for close in reversed(self._closers):
+                done = close()
+                if asyncio.iscoroutine(done):
+                    await done
+        finally:
+            self._closers.clear()
+            # Prefect keeps the contexts of some task runs alive (its event loop thread's
+            # drain calls copy them, arguments included): a closed session is an empty shell
+            for name in ("plan", "runtimes", "writer", "runner", "limits", "jobs", "launch",
+                         "errors", "warnings", "done_keys", "options"):
+                self.__dict__.pop(name, None)
 
     def on_close(self, close: Callable[[], Any]) -> None:
         """Also run ``close`` (sync or async) when the session ends."""
