@@ -3,6 +3,7 @@
     .venv/bin/python tests/benchmarks/bench_throughput.py --n 500 --workers 32 --latency-ms 50
     .venv/bin/python tests/benchmarks/bench_throughput.py --mock --latency-ms 0 --workers 50 \
         --n 2000 20000
+    .venv/bin/python tests/benchmarks/bench_throughput.py --mock --n 500 --prefect-tasks case
     .venv/bin/python tests/benchmarks/bench_throughput.py --startup
 
 Generates N addition cases with a deterministic `contains` check, runs them through the
@@ -67,7 +68,7 @@ def _epoch(stamp: str) -> float:
     return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
 
 
-def run_agentv(d: Path, eval_file: Path, workers: int) -> dict:
+def run_agentv(d: Path, eval_file: Path, workers: int, prefect_tasks: str = "batch") -> dict:
     out = d / "results.jsonl"
     srv0 = server_cpu_s()
     log = d / "agentv.log"
@@ -75,7 +76,8 @@ def run_agentv(d: Path, eval_file: Path, workers: int) -> dict:
     with open(log, "w") as fh:  # wait4: this run's own CPU and peak RSS, not the stub's
         proc = subprocess.Popen([PY, "-m", "flows.eval", str(eval_file), "--targets",
                                  str(d / "targets.yaml"), "--workers", str(workers), "--out",
-                                 str(out)], cwd=ROOT, stdout=fh, stderr=subprocess.STDOUT)
+                                 str(out), "--prefect-tasks", prefect_tasks], cwd=ROOT,
+                                stdout=fh, stderr=subprocess.STDOUT)
         _, status, usage = os.wait4(proc.pid, 0)
     wall, mono1, epoch1 = time.perf_counter() - t0, time.monotonic(), time.time()
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -122,7 +124,7 @@ def bench_one(args, n: int) -> float:
         d = Path(tmp)
         stub, base_url = (None, None) if args.mock else start_stub(args.latency_ms, args.stub_args)
         eval_file = make_suite(d, n, base_url, args.latency_ms)
-        res = run_agentv(d, eval_file, args.workers)
+        res = run_agentv(d, eval_file, args.workers, args.prefect_tasks)
         stats = {}
         if stub:
             stub.stdin.close()
@@ -189,6 +191,8 @@ def main() -> None:
     p.add_argument("--latency-ms", type=float, default=50)
     p.add_argument("--mock", action="store_true", help="mock target instead of the stub")
     p.add_argument("--startup", action="store_true", help="time --help, validate, first result")
+    p.add_argument("--prefect-tasks", default="batch", choices=("batch", "case"),
+                   help="case: two Prefect task runs per case (their cost per case)")
     p.add_argument("--stub-args", nargs=argparse.REMAINDER, default=[],
                    help="passed to the stub, e.g. --fail-429 0.1 --retry-after 1")
     args = p.parse_args()
