@@ -171,3 +171,50 @@ def test_the_typed_api_runs_on_dask(prefect_api, tmp_path):
     assert report.total == 24 and report.pass_rate == 1.0
     assert [r.sample_id for r in report.results] == [str(i) for i in range(24)]
     assert sum(executed.values()) >= 2  # 24 samples in 2 batches, run on the workers
+
+
+def _start(args: list[str], cwd: Path):
+    import os
+    import subprocess
+    import sys
+    from tests.conftest import ROOT
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen([sys.executable, "-m", "flows.cli", *args], cwd=cwd, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+@pytest.mark.parametrize("latency_ms, finished", [(2000, True), (12000, False)])
+def test_ctrl_c_reaches_the_dask_workers_with_the_grace_period(prefect_api, tmp_path,
+                                                               latency_ms, finished):
+    """Ctrl-C in the flow's process: the workers start nothing new; calls in flight finish
+    within the grace period (2 s) or are cancelled after it (12 s): not recorded."""
+    import signal
+    import time
+    pytest.importorskip("prefect_dask", reason="pip install -e '.[dask]'")
+    from distributed import Client, LocalCluster
+    base_url, stub = start_stub(latency_ms=latency_ms)
+    try:
+        paths = _stub_suite(tmp_path, base_url, files=1, cases=40)
+        out = tmp_path / "r.jsonl"
+        with LocalCluster(n_workers=2, threads_per_worker=2, processes=False, protocol="tcp",
+                          dashboard_address=None) as cluster, Client(cluster):
+            proc = _start(["eval", *paths, "--workers", "4", "--out", str(out),
+                           "--task-runner", "dask", "--dask-address",
+                           cluster.scheduler_address], tmp_path)
+            deadline = time.monotonic() + 90
+            while len(stub.requests) < 4 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert len(stub.requests) == 4  # --workers 4 across the cluster
+            proc.send_signal(signal.SIGINT)
+            t0 = time.monotonic()
+            stdout, stderr = proc.communicate(timeout=60)
+            stopped_in = time.monotonic() - t0
+        assert proc.returncode == 130, stdout + stderr
+        recorded = [json.loads(line) for line in out.read_text().splitlines()]
+        assert len(stub.requests) == 4  # nothing new started after the signal
+        assert len(recorded) == (4 if finished else 0)
+        assert f"interrupted: {40 - len(recorded)} case(s) not run" in stdout
+        assert stopped_in < (25 if finished else 10), stopped_in
+        assert "Traceback" not in stderr
+    finally:
+        stub.stop()
