@@ -218,3 +218,16 @@ def test_ctrl_c_reaches_the_dask_workers_with_the_grace_period(prefect_api, tmp_
         assert "Traceback" not in stderr
     finally:
         stub.stop()
+
+
+def test_the_nightly_deployment_checks_its_prefect_tasks_parameter(tmp_path):
+    from deployments.nightly import PREFECT_YAML, check_deployment_file
+    from providers.errors import ConfigError
+    from tests.conftest import ROOT
+    assert "agentv-nightly" in check_deployment_file(PREFECT_YAML)
+    text = PREFECT_YAML.read_text().replace("prefect_tasks: batch", "prefect_tasks: cases")
+    text = text.replace("data/examples/", f"{ROOT}/data/examples/")
+    bad = tmp_path / "prefect.yaml"
+    bad.write_text(text)
+    with pytest.raises(ConfigError, match="unknown mode 'cases'"):
+        check_deployment_file(bad)
