@@ -52,8 +52,9 @@ async def summarize_stage(session: RunSession, wall_s: float) -> dict[str, Any]:
 
 async def _run_batches(session: RunSession, labelled: list[tuple[str, list[Job]]],
                        size: int) -> None:
-    """Batch tasks, a few more at once than ``--workers`` can keep busy."""
-    gate = asyncio.Semaphore(math.ceil(2 * session.plan.workers / size) + 1)
+    """Batch tasks, enough at once that ``--workers`` stays busy while each admitted batch
+    waits for its slowest case (with long-tailed latencies, 2× starved the pool)."""
+    gate = asyncio.Semaphore(math.ceil(4 * session.plan.workers / size) + 1)
 
     async def gated(label: str, jobs: list[Job]) -> None:
         async with gate:
