@@ -1,7 +1,7 @@
 """Run an agent or code-judge process so that nothing it starts outlives it.
 
 Every command runs under ``providers/reaper.py`` (a stdlib-only supervisor in its own
-session): a child subreaper that also gets SIGTERM when agentv dies, even by ``kill -9``.
+session): a child subreaper that also notices when agentv dies, even by ``kill -9``.
 Whatever the command forks — background children, ``setsid`` daemons, codex's tool
 processes — is killed when the command exits, when it times out, when the run is
 cancelled (Ctrl-C) and when agentv itself is terminated or killed. Output is read until the
@@ -80,7 +80,7 @@ def supervised(command: str | Sequence[str], cwd: str | None,
             raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), exe)
     elif shutil.which(exe, path=(env if env is not None else os.environ).get("PATH")) is None:
         raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), exe)
-    return [sys.executable, "-I", "-S", REAPER, *argv]
+    return [sys.executable, "-I", "-S", REAPER, f"--parent={os.getpid()}", *argv]
 
 
 def _result(code: int, out: bytes, err: bytes) -> ProcessResult:

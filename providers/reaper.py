@@ -1,16 +1,22 @@
 """Supervisor between agentv and every agent/judge process: nothing it started outlives it.
 
-Run as ``python -I -S reaper.py COMMAND...`` (stdlib only, no agentv imports) by
-``providers.process``. It makes itself a child subreaper (``PR_SET_CHILD_SUBREAPER``), so every
-descendant that is orphaned — including ones that ``setsid`` out of the process group — is
-re-parented to it and stays findable in ``/proc``; it asks the kernel for SIGTERM when agentv
-dies (``PR_SET_PDEATHSIG``, so even ``kill -9`` of agentv is noticed), runs COMMAND with the
-inherited stdin/stdout/stderr and waits for COMMAND's own exit. Then — or on SIGTERM, SIGINT,
-SIGHUP, or agentv's death — it kills every remaining descendant (SIGTERM, a short grace,
-SIGKILL) and exits with COMMAND's status, which closes the output pipes even when a
-background child still holds them.
+Run as ``python -I -S reaper.py --parent=PID COMMAND...`` (stdlib only, no agentv imports)
+by ``providers.process``. It makes itself a child subreaper (``PR_SET_CHILD_SUBREAPER``), so
+every descendant that is orphaned — including ones that ``setsid`` out of the process group —
+is re-parented to it and stays findable in ``/proc``; it runs COMMAND with the inherited
+stdin/stdout/stderr and waits for COMMAND's own exit. Then — or on SIGTERM, SIGINT, SIGHUP, or
+agentv's death — it kills every remaining descendant (SIGTERM, a short grace, SIGKILL) and
+exits with COMMAND's status, which closes the output pipes even when a background child still
+holds them.
 
-Exit status: COMMAND's (128+N when killed by signal N); 127 with a ``reaper: cannot run``
+agentv's death (even by ``kill -9``) is noticed through ``PR_SET_PDEATHSIG``. The kernel sends
+that signal when the *thread* that started the reaper exits, and again at every later hop while
+a dying multi-threaded agentv hands its children from thread to thread; so it is SIGUSR1, not a
+stop signal, and it only counts when the parent process (PID) is really gone. Every signal is
+blocked and taken synchronously with ``sigtimedwait``: a burst of signals cannot interrupt the
+final sweep (a handler raising in the middle of it once left a forker's children alive).
+
+Exit status: COMMAND's (128+N when stopped by signal N); 127 with a ``reaper: cannot run``
 line on stderr when COMMAND cannot be started.
 """
 from __future__ import annotations
@@ -25,6 +31,10 @@ PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 GRACE_S = float(os.environ.get("AGENTV_KILL_GRACE_SECONDS", "2"))
 EXEC_FAILED = 127
+POLL_S = 1.0  # the parent is also checked this often, should its death signal be lost
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+PARENT_DIED = signal.SIGUSR1
+WAITED = {signal.SIGCHLD, PARENT_DIED, *STOP_SIGNALS}
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
@@ -84,8 +94,10 @@ def kill_tree(grace: float = GRACE_S) -> None:
             if not descendants(os.getpid()):
                 break
             time.sleep(0.02)
-    for _ in range(50):  # children may fork while we kill: repeat until none is left
-        if not signal_all(signal.SIGKILL):
+    quiet = 0  # children may fork (or be re-parented to us) while we kill: repeat until two
+    for _ in range(100):  # sweeps in a row find nobody
+        quiet = 0 if signal_all(signal.SIGKILL) else quiet + 1
+        if quiet == 2:
             break
         time.sleep(0.01)
         reap()
@@ -93,9 +105,9 @@ def kill_tree(grace: float = GRACE_S) -> None:
 
 
 def _child_setup() -> None:
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+    for sig in (signal.SIGPIPE, signal.SIGXFSZ):  # ignored by Python's startup, not the agent's
+        signal.signal(sig, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_SETMASK, ())
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
@@ -115,37 +127,51 @@ def start(argv: list[str]) -> int:
     return pid
 
 
-def main(argv: list[str]) -> int:
+def leader_status(leader: int) -> int | None:
+    """Reap every exited child; COMMAND's exit status once it has exited."""
+    while True:
+        try:
+            pid, raw = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return 128 + signal.SIGKILL  # cannot happen: COMMAND is ours until reaped
+        if pid == 0:
+            return None
+        if pid == leader:
+            status = os.waitstatus_to_exitcode(raw)
+            return 128 - status if status < 0 else status
+
+
+def supervise(leader: int, parent: int) -> tuple[int, bool]:
+    """Wait for COMMAND's exit or a stop; (exit status, stopped by a signal)."""
+    while (status := leader_status(leader)) is None:
+        info = signal.sigtimedwait(WAITED, POLL_S)
+        signo = info.si_signo if info is not None else PARENT_DIED
+        if signo in STOP_SIGNALS:
+            return 128 + signo, True
+        if signo == PARENT_DIED and os.getppid() != parent:  # not just one of its threads
+            return 128 + signal.SIGTERM, True
+    return status, False
+
+
+def parse(args: list[str]) -> tuple[int, list[str]]:
+    if args and args[0].startswith("--parent="):
+        return int(args[0].partition("=")[2]), args[1:]
+    return os.getppid(), args
+
+
+def main(args: list[str]) -> int:
+    signal.pthread_sigmask(signal.SIG_BLOCK, WAITED)  # from now on every signal is waited for
     prctl(PR_SET_CHILD_SUBREAPER, 1)
-    prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-    stopping: list[int] = []
-
-    def stop(sig, _frame):
-        stopping.append(sig)
-        raise KeyboardInterrupt
-
-    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(sig, stop)
-    if os.getppid() == 1:  # agentv died before PDEATHSIG was armed
+    prctl(PR_SET_PDEATHSIG, PARENT_DIED)
+    parent, argv = parse(args)
+    if not argv:
+        return 2
+    if os.getppid() != parent:  # agentv died before PDEATHSIG was armed
         return 128 + signal.SIGTERM
-    status = 128 + signal.SIGTERM
-    try:
-        leader = start(argv)
-        while True:
-            pid, raw = os.waitpid(-1, 0)
-            if pid == leader:
-                status = os.waitstatus_to_exitcode(raw)
-                status = 128 - status if status < 0 else status
-                break
-    except KeyboardInterrupt:
-        status = 128 + (stopping[0] if stopping else signal.SIGTERM)
-    except ChildProcessError:
-        pass
-    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(sig, signal.SIG_IGN)
-    kill_tree(GRACE_S if stopping else 0.0)
+    status, stopped = supervise(start(argv), parent)
+    kill_tree(GRACE_S if stopped else 0.0)
     return status
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]) if len(sys.argv) > 1 else 2)
+    sys.exit(main(sys.argv[1:]))
