@@ -3,7 +3,8 @@ VS Code, through the ``subagent`` CLI (npm ``subagent``, contract of 0.4.6).
 
 Each case gets a structured prompt file: a pre-read block with a ``file://`` link and the
 SHA-256 token of every guideline and attachment file, then the user query
-(``providers.preread``). agentv runs ``subagent code chat -q QUERY --prompt FILE -a FILE…
+(``providers.preread``). subagent hands ``-a FILE`` to ``code`` through a shell, unquoted, so
+a file whose path has spaces or shell characters is attached as a safely named link. agentv runs ``subagent code chat -q QUERY --prompt FILE -a FILE…
 --wait`` (``code-insiders`` for vscode-insiders). subagent claims an unlocked provisioned
 workspace (``subagent code provision``), prints one JSON status line —
 ``{"success": true, "subagent_name", "response_file"}`` or ``{"success": false, "error"}`` —
@@ -23,6 +24,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shlex
 import shutil
 import tempfile
 import time
@@ -112,12 +114,12 @@ class VSCodeProvider(BaseProvider):
         return env
 
     async def invoke(self, request: Request) -> Response:
-        tmp = Path(tempfile.mkdtemp(prefix="agentv-vscode-"))
+        tmp = Path(tempfile.mkdtemp(prefix="agentv-vscode-", dir=shell_safe_tmp()))
         try:
-            safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in request.eval_id)
-            prompt_file = tmp / f"{safe or 'case'}.prompt.md"
+            prompt_file = tmp / f"{safe_name(request.eval_id) or 'case'}.prompt.md"
             prompt_file.write_text(self.agent_prompt(request), encoding="utf-8")
-            return await self._run(request, self.argv(prompt_file, self._files(request)))
+            files = shell_safe_paths(self._files(request), tmp / "attachments")
+            return await self._run(request, self.argv(prompt_file, files))
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
@@ -145,6 +147,31 @@ class VSCodeProvider(BaseProvider):
         return Response(text=text, latency_ms=latency,
                         raw={"exit_code": proc.returncode,
                              "subagent": status.get("subagent_name")})
+
+
+def safe_name(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+
+
+def shell_safe_tmp() -> str | None:
+    """The temporary folder, unless its path would not survive subagent's shell (then /tmp)."""
+    return None if shlex.quote(tempfile.gettempdir()) == tempfile.gettempdir() else "/tmp"
+
+
+def shell_safe_paths(paths: list[str], folder: Path) -> list[str]:
+    """subagent 0.4.6 runs ``code -r chat -a FILE…`` through a shell with the arguments joined
+    by spaces, unquoted: a path with a space or a shell character would be split or run. Such
+    a file is attached as a symbolic link with a safe name (the prompt links the original)."""
+    out = []
+    for n, path in enumerate(paths):
+        if shlex.quote(path) == path:
+            out.append(path)
+            continue
+        link = folder / str(n) / (safe_name(Path(path).name) or "file")
+        link.parent.mkdir(parents=True)
+        link.symlink_to(path)
+        out.append(str(link))
+    return out
 
 
 def status_line(lines: list[str]) -> dict[str, Any]:

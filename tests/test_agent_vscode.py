@@ -127,3 +127,32 @@ def test_workers_are_capped_at_one_with_a_warning(tmp_path):
     assert "workers lowered from 8 to 1" in text
     dry = build_plan(EvalOptions(paths=[str(suite)], workers=8, dry_run=True))
     assert dry.workers == 8  # --dry-run swaps in the mock, which has no cap
+
+
+def test_file_paths_with_spaces_and_shell_characters_reach_vs_code_intact(
+        subagent, tmp_path, monkeypatch):
+    """subagent 0.4.6 runs ``code -r chat … -a FILE…`` through a shell, joining the arguments
+    with spaces: agentv hands it shell-safe names for such files (links to them)."""
+    log = tmp_path / "code.log"
+    monkeypatch.setenv("FAKE_CODE_LOG", str(log))
+    monkeypatch.setenv("FAKE_CODE_ATTACHED", str(tmp_path / "attached.json"))
+    monkeypatch.chdir(tmp_path)  # where a command smuggled into a file name would run
+    folder = tmp_path / "my guides (v2)"
+    folder.mkdir()
+    guide, facts = folder / "python guide.md", folder / "facts;touch PWNED;$(id)'q'.txt"
+    guide.write_text("Always answer in one line.\n")
+    facts.write_text("ANSWER: 7\n")
+    request = Request("vs-2", "What is the answer?", guideline_paths=[str(guide)],
+                      input_files=[str(facts)])
+    p = vscode(subagent, {"timeout_seconds": 30})
+    assert asyncio.run(p.invoke(request)).text == "tokens ok (2 files); The answer is 7"
+    assert not (tmp_path / "PWNED").exists()
+    calls = [json.loads(line) for line in log.read_text().splitlines()]
+    chat = next(c for c in calls if c[:2] == ["-r", "chat"] and c[3] != "wakeup")
+    attached = [chat[i + 1] for i, a in enumerate(chat) if a == "-a"]
+    assert len(attached) == 3  # the two files, then subagent's request file
+    for given, original in zip(attached, (guide, facts)):
+        assert Path(given).name == original.name.replace(" ", "_").replace(";", "_") \
+            .replace("$", "_").replace("(", "_").replace(")", "_").replace("'", "_")
+    assert json.loads((tmp_path / "attached.json").read_text())[:2] == [str(guide), str(facts)]
+    assert not Path(attached[0]).exists()  # the links went with the case's temporary folder
