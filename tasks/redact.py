@@ -8,8 +8,10 @@ they cut an error body). This module decides what goes in it, before any case ru
 * for EVERY target of targets.yaml, used or not: the value of each ``${{ VAR }}`` and each
   bare ``ENV_NAME`` it references (settings, cli ``env``, healthcheck), and each literal
   value of a secret-looking key (``api_key``, ``token``…);
-* every value loaded from a ``.env`` file, and OS environment variables whose name looks
-  secret (``*KEY*``, ``*TOKEN*``, ``*SECRET*``, ``*PASSWORD*``, ``*CREDENTIAL*``).
+* every value loaded from a ``.env`` file, and OS environment variables whose name says
+  secret (``secret_env_name``: a ``_``-separated part that is or ends with ``KEY``,
+  ``TOKEN``, ``SECRET``, ``PASSWORD``, ``CREDENTIALS``, ``AUTH``… — not ``SSH_AUTH_SOCK``,
+  ``XAUTHORITY``, ``KEYBOARD_*``) unless the value is short or an existing file's path.
 
 Values of non-secret-looking names count from 8 characters, and plain numbers, booleans and
 ``null`` never count (``PORT=8080`` must not mask every 8080 in a record).
@@ -31,6 +33,14 @@ _INTERP = re.compile(r"\$\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 _ENV_NAME = re.compile(r"^[A-Z_][A-Z0-9_]*$")
 _PLAIN = re.compile(r"^(?:[-+]?\d+(?:\.\d+)?|true|false|yes|no|null|none|on|off)$", re.I)
 MIN_PLAIN_LENGTH = 8
+MIN_ENV_SECRET_LENGTH = 6
+_SECRET_PARTS = ("KEY", "TOKEN", "TOKENS", "SECRET", "SECRETS", "PASSWORD", "PASSWD",
+                 "PASSPHRASE", "CREDENTIAL", "CREDENTIALS", "APIKEY", "PAT", "AUTHORIZATION")
+NOT_SECRET_ENV = frozenset({  # names with a secret word that never hold a secret
+    "SSH_AUTH_SOCK", "SSH_AGENT_PID", "XAUTHORITY", "GPG_AGENT_INFO", "GPG_TTY",
+    "GNOME_KEYRING_CONTROL", "GNOME_KEYRING_PID", "KEYTIMEOUT", "PASSWORD_STORE_DIR",
+    "GIT_ASKPASS", "SSH_ASKPASS", "SUDO_ASKPASS", "GOOGLE_APPLICATION_CREDENTIALS",
+    "AWS_SHARED_CREDENTIALS_FILE", "KRB5CCNAME", "TOKENIZERS_PARALLELISM"})
 
 
 def register(values: Iterable[Any]) -> None:
@@ -114,9 +124,30 @@ def register_dotenv(paths: Iterable[Path]) -> None:
         register_loose(v for v in values.values() if v)
 
 
+def secret_env_name(name: str) -> bool:
+    """Whether an OS environment variable's name says it holds a secret: one of its parts
+    (split at ``_``) is, or ends with, a secret word (``API_KEY``, ``GITHUB_TOKEN``,
+    ``DB_PASSWORD``, ``AWS_SECRET_ACCESS_KEY``, ``OPENAI_APIKEY``, ``BASIC_AUTH``) — not
+    ``KEYBOARD_LAYOUT``, ``XAUTHORITY`` or the known non-secrets of ``NOT_SECRET_ENV``."""
+    upper = name.upper()
+    if upper in NOT_SECRET_ENV:
+        return False
+    return any(part.endswith(_SECRET_PARTS) or part == "AUTH" or part == "PWD" and upper != "PWD"
+               for part in upper.split("_"))
+
+
+def secret_env_value(value: str) -> bool:
+    """A value worth masking: not a short word (under ``MIN_ENV_SECRET_LENGTH``), not a
+    number or boolean, not the path of an existing file or socket (``/tmp/ssh-…/agent.1``)."""
+    value = value.strip()
+    if len(value) < MIN_ENV_SECRET_LENGTH or _PLAIN.match(value):
+        return False
+    return not (value.startswith("/") and os.path.exists(value))
+
+
 def register_environment(env=None) -> None:
     env = os.environ if env is None else env
-    register(v for k, v in env.items() if SECRET_NAME.search(k))
+    register(v for k, v in env.items() if secret_env_name(k) and secret_env_value(v))
 
 
 class RedactingFilter(logging.Filter):
