@@ -53,6 +53,16 @@ INTERPRETERS: list[tuple[re.Pattern[str], frozenset[str], str]] = [
      "the command's arguments"),
 ]
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+# ssh joins every word after the destination into one line that the remote shell parses
+SSH_VALUE_OPTIONS = frozenset("BbcDEeFIiJLlmOopQRSWw")
+# runner -> options of ``RUNNER exec`` that take a value; the command after the container
+# (kubectl: after ``--``) gets its argv verbatim, but not agentv's environment
+CONTAINER_EXEC: dict[str, frozenset[str]] = {
+    **dict.fromkeys(("docker", "podman", "nerdctl"), frozenset(
+        {"-e", "--env", "--env-file", "-u", "--user", "-w", "--workdir", "--detach-keys"})),
+    "kubectl": frozenset({"-c", "--container", "-n", "--namespace", "--context", "-f",
+                          "--filename", "--kubeconfig", "--pod-running-timeout"}),
+}
 
 
 @dataclass
@@ -65,6 +75,40 @@ class Shape:
     code: int | None = None
     interpreter: str = ""
     hint: str = ""
+    remote: int | None = None  # ssh: index of the destination; it and what follows go remote
+    runner: str = ""  # "docker exec"…: the command runs in a container, without our env
+
+
+def remote_command(words: list[str], cmd: int) -> int | None:
+    """Index of the destination in ``ssh [options] DESTINATION [COMMAND...]``."""
+    i = cmd + 1
+    while i < len(words):
+        word = words[i]
+        if word == "--":
+            i += 1
+            break
+        if not word.startswith("-") or len(word) < 2:
+            break
+        i += 2 if word[-1] in SSH_VALUE_OPTIONS and word[1:].isalnum() and (
+            len(word) == 2 or word[1] not in SSH_VALUE_OPTIONS) else 1
+    return i if i < len(words) else None
+
+
+def container_command(words: list[str], cmd: int, valued: frozenset[str]) -> int | None:
+    """Index of COMMAND in ``docker exec [options] CONTAINER COMMAND…`` (``kubectl exec POD
+    [options] -- COMMAND…``)."""
+    i, target = cmd + 2, False
+    while i < len(words):
+        word = words[i]
+        if word == "--":
+            return i + 1 if i + 1 < len(words) else None
+        if word.startswith("-") and len(word) > 1:
+            i += 2 if word in valued else 1
+        elif target:
+            return i
+        else:
+            target, i = True, i + 1
+    return None
 
 
 def command_index(words: list[str], start: int = 0) -> int | None:
@@ -94,11 +138,18 @@ def command_index(words: list[str], start: int = 0) -> int | None:
     return None
 
 
-def shape(words: list[str]) -> Shape:
-    cmd = command_index(words)
+def shape(words: list[str], start: int = 0) -> Shape:
+    cmd = command_index(words, start)
     if cmd is None:
         return Shape()
     name = os.path.basename(words[cmd])
+    if name == "ssh":
+        return Shape(command=cmd, remote=remote_command(words, cmd), runner="ssh")
+    if name in CONTAINER_EXEC and words[cmd + 1:cmd + 2] == ["exec"]:
+        inner = container_command(words, cmd, CONTAINER_EXEC[name])
+        found = shape(words, inner) if inner is not None else Shape(command=cmd)
+        found.runner = f"{name} exec"
+        return found
     if name in SHELLS:
         return Shape(command=cmd, script=_shell_script(words, cmd))
     for pattern, flags, hint in INTERPRETERS:

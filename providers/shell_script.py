@@ -119,6 +119,11 @@ def _check(name: str, words: list[str]) -> None:
         raise UnsafePlaceholder(
             f"{{{name}}} sits in a nested shell script, which would parse it as code; "
             f"reference \"${env_name(name)}\" in the inner script instead")
+    if found.remote is not None and found.remote <= here:
+        raise UnsafePlaceholder(
+            f"{{{name}}} is part of ssh's remote command, which the remote shell parses as "
+            "code" + ("; send the prompt on stdin (prompt_via: stdin)" if name == "PROMPT"
+                      else ""))
     if found.command is not None and found.command < here and words[found.command] == "eval":
         raise UnsafePlaceholder(f"{{{name}}} is an argument of eval, which would run it as "
                                 f"code; use \"${env_name(name)}\" without eval")

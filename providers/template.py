@@ -22,7 +22,7 @@ import shlex
 from dataclasses import dataclass, field
 
 from providers.errors import ConfigError
-from providers.command_shape import shape
+from providers.command_shape import Shape, shape
 from providers.shell_script import (UnsafePlaceholder, env_name, reference, render_script,
                                     requote)
 
@@ -78,6 +78,7 @@ class CommandTemplate:
         self.tokens = _split(text, where, name)
         self.uses = {m.group(1) for m in _PLACEHOLDER.finditer(text)}
         found = shape(self.tokens)
+        remote_shell_check(self.tokens, found, where, name)
         self.script_index = found.script
         in_code = _PLACEHOLDER.search(self.tokens[found.code]) if found.code is not None else None
         if in_code:
@@ -118,6 +119,31 @@ class CommandTemplate:
             text = " ".join(fmt.script_text(name, i) for i in range(1, len(paths) + 1))
             return requote(text, state) if text else ""
         return render_script(token, _PLACEHOLDER, substitute)
+
+
+def remote_shell_check(tokens: list[str], found: Shape, where: str, name: str) -> None:
+    """Refuse placeholders that a remote shell would parse: anything after ``ssh``'s
+    destination, and a script run by ``docker exec … sh -c`` (our variables stay here)."""
+    if found.remote is not None:
+        held = next((m.group(1) for t in tokens[found.remote:] for m in _PLACEHOLDER.finditer(t)),
+                    None)
+        if held:
+            raise ConfigError(unsafe_remote(held, "ssh's remote command: ssh joins it into one "
+                                            "line that the remote shell parses as code"),
+                              where, name)
+    if found.runner and found.script is not None:
+        held_in = _PLACEHOLDER.search(tokens[found.script])
+        if held_in:
+            raise ConfigError(unsafe_remote(held_in.group(1), (
+                f"a shell script run by {found.runner}, where agentv's $AGENTV_* variables do "
+                f"not reach; pass it as an argument after the script (sh -c '… \"$1\"' sh "
+                f"{{{held_in.group(1)}}})")), where, name)
+
+
+def unsafe_remote(held: str, why: str) -> str:
+    safe = (" or send the prompt on stdin (prompt_via: stdin; 'ssh -T host agent' / "
+            "'docker exec -i …' read it)") if held == "PROMPT" else ""
+    return f"{{{held}}} is inside {why}{safe}"
 
 
 def environment(values: dict[str, str], files: dict[str, tuple[FileFormat, list[str]]]

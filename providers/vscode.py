@@ -4,9 +4,10 @@ VS Code, through the ``subagent`` CLI (npm ``subagent``, contract of 0.4.6).
 Each case gets a structured prompt file: a pre-read block with a ``file://`` link and the
 SHA-256 token of every guideline and attachment file, then the user query
 (``providers.preread``). subagent hands ``-a FILE`` to ``code`` through a shell, unquoted, so
-a file whose path has spaces or shell characters is attached as a safely named link. agentv runs ``subagent code chat -q QUERY --prompt FILE -a FILE…
---wait`` (``code-insiders`` for vscode-insiders). subagent claims an unlocked provisioned
-workspace (``subagent code provision``), prints one JSON status line —
+a file whose path has spaces or shell characters is attached as a safely named link.
+agentv runs ``subagent code chat -q QUERY --prompt FILE -a FILE… --wait``
+(``code-insiders`` for vscode-insiders). subagent claims an unlocked provisioned workspace
+(``subagent code provision``), prints one JSON status line —
 ``{"success": true, "subagent_name", "response_file"}`` or ``{"success": false, "error"}`` —
 has VS Code's chat write the reply to ``response_file`` and exits when it appears. The
 answer is read from ``response_file``; subagent's own ``error:`` lines (e.g. "No unlocked

@@ -122,3 +122,63 @@ def test_safe_alternatives_named_by_the_error_work(tmp_path):
                      "node -e 'process.stdout.write(process.env.AGENTV_PROMPT)'"):
         assert run(template, "PROMPT", VALUES, work) == VALUES
     assert not list(tmp_path.rglob("pwned*"))
+
+
+REMOTE = [  # the remote side's shell parses these words again: configuration errors
+    "ssh host {V}",
+    "ssh -p 22 user@host {V}",
+    "ssh -tt -o BatchMode=yes -i ~/.ssh/id host 'agent --prompt' {V}",
+    "timeout 60 ssh host agent --prompt {V}",
+    "ssh host \"agent --prompt '{V}'\"",
+    "docker exec ctr sh -c 'agent --prompt {V}'",
+    "docker exec -it -e A=1 -u root ctr bash -lc 'agent \"{V}\"'",
+    "podman exec ctr sh -c 'agent {V}'",
+    "kubectl exec pod -c main -- sh -c 'agent --prompt {V}'",
+    "kubectl exec pod -- sh -c {V}",
+    "sh -c 'ssh host agent {V}'",
+    "bash -c 'ssh -p 22 host \"agent {V}\"'",
+]
+
+
+@pytest.mark.parametrize("template", REMOTE)
+@pytest.mark.parametrize("placeholder", ["PROMPT", "EVAL_ID"])
+def test_placeholders_a_remote_shell_would_parse_are_config_errors(template, placeholder):
+    with pytest.raises(ConfigError) as err:
+        CliProvider(Target("agent", "cli", {"command_template": template.replace(
+            "{V}", "{" + placeholder + "}")}, where="targets.yaml:6"))
+    assert err.value.where == "targets.yaml:6" and err.value.field == "command_template"
+    assert f"{{{placeholder}}}" in err.value.message
+    assert ("prompt_via: stdin" in err.value.message) == (placeholder == "PROMPT")
+    assert "remote" in err.value.message or "$AGENTV_" in err.value.message
+
+
+FAKE_RUNNERS = {  # same argv semantics as the real programs, run locally
+    "ssh": "#!/bin/sh\n# ssh [-T] host WORDS...: joins WORDS for the remote shell\n"
+           "[ \"$1\" = -T ] && shift\nshift\nexec env -u AGENTV_PROMPT sh -c \"$*\"\n",
+    "docker": "#!/bin/sh\n# docker exec [-i] CONTAINER COMMAND...: argv verbatim, no env\n"
+              "shift\n[ \"$1\" = -i ] && shift\nshift\nexec env -u AGENTV_PROMPT \"$@\"\n",
+}
+
+
+def test_the_safe_remote_forms_named_by_the_errors_work(tmp_path, monkeypatch):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name, text in FAKE_RUNNERS.items():
+        (bin_dir / name).write_text(text)
+        (bin_dir / name).chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{__import__('os').environ['PATH']}")
+    monkeypatch.chdir(tmp_path)
+    values = [v for v in VALUES if v != "-"]
+    for template in ("docker exec ctr sh -c 'printf %s \"$1\"' sh {V}",
+                     "docker exec ctr printf %s {V}",
+                     "kubectl exec pod -- printf %s {V}"):
+        if template.startswith("kubectl"):
+            (bin_dir / "kubectl").write_text("#!/bin/sh\nshift 3\nexec \"$@\"\n")
+            (bin_dir / "kubectl").chmod(0o755)
+        assert run(template, "PROMPT", values, tmp_path) == values
+    stdin_target = CliProvider(Target("agent", "cli", {
+        "command_template": "ssh -T host cat", "prompt_via": "stdin"}, where="t.yaml:1"))
+    stdin_target.check()
+    for value in values:
+        assert asyncio.run(stdin_target.invoke(Request("c", value))).text == value.strip()
+    assert not list(tmp_path.rglob("pwned*"))
