@@ -1,13 +1,15 @@
 """``EvalLoop``: a worker that takes ``EvalRequest``s from a mailbox, runs each sample through
-agentv's job runner (``tasks.run.CaseRunner``: the same target call, retries, evaluators
-and result record as a YAML suite) and sends its ``EvalResult`` to the results mailbox.
+agentv's job runner (``tasks.jobs.JobRunner.run_one`` over ``tasks.run.CaseRunner``: the same
+slots, stop control, target call, retries, evaluators and result record as a YAML suite) and
+sends its ``EvalResult`` to the results mailbox.
 
 A target failure is retried by redelivery: the message is released with backoff
 (``retry_delay_seconds`` × 2ⁿ) until its ``max_deliveries``-th delivery, then it goes to the
 dead-letter queue and its error result is sent. A worker that dies mid-sample holds no lock:
 its message reappears after the visibility timeout (the loop extends the lease of samples
-still running). SIGTERM/SIGINT: finish the samples in flight, take no new ones; a second
-signal releases them (visible again at once) and stops.
+still running). SIGTERM/SIGINT: finish the samples in flight, take no new ones (the run's
+``RunControl`` with no grace deadline); a second signal releases them (``RunControl.release``
+cancels them; their messages are visible again at once) and stops.
 """
 from __future__ import annotations
 
@@ -27,7 +29,7 @@ from tasks.mailbox_codec import EvalRequest, Undecodable
 
 if TYPE_CHECKING:  # imported when a loop starts
     from tasks.callable_target import CallableProvider
-    from tasks.run import CaseRunner
+    from tasks.jobs import JobRunner
     from tasks.write import ResultWriter
 
 InputT = TypeVar("InputT")
@@ -57,6 +59,7 @@ class EvalLoop(Generic[InputT, ExpectedT]):
                  out: str | None = None, workers: int = 1, visibility_timeout: float = 60.0,
                  wait_time_seconds: float = 2.0, retry_delay_seconds: float = 1.0,
                  name: str = "evalloop", log: Callable[[str], None] = _log):
+        from tasks.jobs import RunControl
         from tasks.typed_targets import run_targets
 
         self.requests, self.results, self.evaluator = requests, results, evaluator
@@ -66,15 +69,20 @@ class EvalLoop(Generic[InputT, ExpectedT]):
         self.used, self.target_name, self.judge_name = run_targets(loop, judge, targets, log)
         self._target = loop
         self._expected: dict[str, Any] = {}
-        self._stopping, self.released = threading.Event(), False
-        self._inflight: dict[asyncio.Task, Message[EvalRequest]] = {}
-        self._runner: CaseRunner | None = None
+        # the first stop lets in-flight samples finish (no deadline); release() cancels them
+        self.control = RunControl(grace_s=None)
+        self._inflight: dict[asyncio.Task, Message[EvalRequest]] = {}  # leases to keep
+        self._jobs: JobRunner | None = None
         self._provider: CallableProvider | None = None
         self._writer: ResultWriter | None = None
 
+    @property
+    def released(self) -> bool:
+        return self.control.released
+
     def stop(self) -> None:
         """Finish the samples in flight, then return from ``run``."""
-        self._stopping.set()
+        self.control.request_stop()
 
     def run(self, max_iterations: int | None = None, *, until_empty: bool = False) -> int:
         """Process requests until ``stop()``/SIGTERM, ``max_iterations`` receives, or — with
@@ -94,10 +102,7 @@ class EvalLoop(Generic[InputT, ExpectedT]):
 
     def release(self) -> None:
         """Stop now: the samples in flight are released (visible again at once)."""
-        self.released = True
-        self._stopping.set()
-        for task in list(self._inflight):
-            task.cancel()
+        self.control.release()
 
     async def _run(self, max_iterations: int | None, until_empty: bool = False) -> int:
         self._setup()
@@ -105,8 +110,8 @@ class EvalLoop(Generic[InputT, ExpectedT]):
         keeper = asyncio.create_task(self._keep_leases())
         handled, iterations = 0, 0
         try:
-            while not self._stopping.is_set() and (max_iterations is None
-                                                   or iterations < max_iterations):
+            while not self.control.stopping and (max_iterations is None
+                                                 or iterations < max_iterations):
                 free = self.workers - len(self._inflight)
                 if free <= 0:
                     await asyncio.wait(set(self._inflight), return_when=asyncio.FIRST_COMPLETED)
@@ -118,7 +123,7 @@ class EvalLoop(Generic[InputT, ExpectedT]):
                 if until_empty and not messages and not self._inflight and \
                         await asyncio.to_thread(self.requests.approximate_count) == 0:
                     break
-                if self._stopping.is_set():
+                if self.control.stopping:
                     await asyncio.gather(*(asyncio.to_thread(m.nack, 0) for m in messages))
                     break
                 for message in messages:
@@ -137,6 +142,7 @@ class EvalLoop(Generic[InputT, ExpectedT]):
     def _setup(self) -> None:
         from tasks.callable_target import CallableProvider, typed_evaluators
         from tasks.expand import Job
+        from tasks.jobs import JobRunner, LocalLimits
         from tasks.run import CaseRunner, RunOptions
         from tasks.typed_targets import typed_runtimes
 
@@ -148,7 +154,8 @@ class EvalLoop(Generic[InputT, ExpectedT]):
                                   [probe])
         self._evaluators = typed_evaluators(self.evaluator, self._expected.__getitem__,
                                             self._provider)
-        self._runner = CaseRunner(runtimes, RunOptions())
+        self._jobs = JobRunner(CaseRunner(runtimes, RunOptions()),
+                               LocalLimits(self.workers, {}), self.control)
         if self.out:
             from tasks.write import ResultWriter
             self._writer = ResultWriter(self.out, append=True)
@@ -195,14 +202,14 @@ class EvalLoop(Generic[InputT, ExpectedT]):
         self._expected[sample.id] = sample.expected
         if self._provider is not None:
             self._provider.inputs[sample.id] = sample.input
-        assert self._runner is not None  # _setup ran
+        assert self._jobs is not None  # _setup ran
         try:
-            record = await self._runner.run(Job(self._case(sample), self.target_name))
-        except asyncio.CancelledError:
-            await asyncio.to_thread(message.nack, 0)  # released: another worker takes it
-            raise
+            record = await self._jobs.run_one(Job(self._case(sample), self.target_name))
         finally:
             self._forget(sample.id)
+        if record is None:  # stopping before it started, or released: another worker takes it
+            await asyncio.to_thread(message.nack, 0)
+            return
         record["request_id"] = request.request_id
         result = result_from_record(record)
         result = EvalResult(result.sample_id, result.score, result.latency_ms, result.error,
@@ -254,13 +261,13 @@ class EvalLoop(Generic[InputT, ExpectedT]):
         loop = asyncio.get_running_loop()
 
         def on_signal() -> None:
-            if self._stopping.is_set():  # second signal: release what is in flight
+            if self.control.stopping:  # second signal: release what is in flight
                 self.log("worker: releasing the samples in flight")
                 self.release()
                 return
             self.log("worker: stopping after the samples in flight (signal again to release "
                      "them now)")
-            self._stopping.set()
+            self.control.request_stop()
         signals = (signal.SIGTERM, signal.SIGINT)
         for sig in signals:
             loop.add_signal_handler(sig, on_signal)
@@ -273,6 +280,6 @@ class EvalLoop(Generic[InputT, ExpectedT]):
     async def _close(self) -> None:
         if self._writer is not None:
             self._writer.close()
-        if self._runner is not None:
+        if self._jobs is not None:
             from tasks.runtime import close_runtimes
-            await close_runtimes(self._runner.targets)
+            await close_runtimes(self._jobs.runner.targets)

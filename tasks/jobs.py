@@ -48,13 +48,15 @@ class LocalLimits:
 
 class RunControl:
     """A run's stop state: the first stop (signal or write failure) schedules nothing new;
-    the watchdog cancels what still runs once the grace period is over."""
+    the watchdog cancels what still runs once the grace period is over (``grace_s=None``:
+    in-flight jobs finish however long they take, until ``release()``)."""
 
-    def __init__(self, grace_s: float = INTERRUPT_GRACE_S):
+    def __init__(self, grace_s: float | None = INTERRUPT_GRACE_S):
         self.grace_s = grace_s
         self.stop_requested: float | None = None  # monotonic time of the first stop
         self.stop_signal: int | None = None
         self.io_error: str | None = None
+        self.released = False
         self.skipped = 0
         self.in_flight: set[asyncio.Task] = set()
 
@@ -67,10 +69,19 @@ class RunControl:
             self.stop_requested = time.monotonic()
             self.stop_signal = signum
 
+    def release(self) -> None:
+        """Stop now (a second signal): every job in flight is cancelled (not recorded)."""
+        self.request_stop()
+        self.released = True
+        for in_flight in list(self.in_flight):
+            in_flight.cancel()
+
     async def watchdog(self) -> None:
         """After a stop: in-flight jobs get the grace period, then they are cancelled."""
         while self.stop_requested is None:
             await asyncio.sleep(0.1)
+        if self.grace_s is None:
+            return  # no deadline: only release() cancels
         while time.monotonic() - self.stop_requested < self.grace_s and self.in_flight:
             await asyncio.sleep(0.05)
         for in_flight in list(self.in_flight):
