@@ -140,7 +140,7 @@ async def _follow_stop(event: Any, control: RunControl) -> None:
 
 @task(name="run-cases", cache_policy=NO_CACHE, task_run_name="run-cases: {label}")
 async def run_remote_batch(label: str, part: RemoteJobs, limits: DaskLimits,
-                           options: RunOptions, grace_s: float) -> dict[str, Any]:
+                           options: RunOptions, grace_s: float | None) -> dict[str, Any]:
     """Run one batch on this worker under the run's cluster-wide limits; publish its
     table artifact; return its records (None for a job not run) and how many were not run."""
     from distributed import Event, get_client
