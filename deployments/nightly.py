@@ -31,6 +31,7 @@ from prefect.states import Failed
 from deployments.runs import (check_parameters, eval_options, merge_results, run_stamp,
                               run_suites)
 from deployments.shards import run_shards
+from flows.scrubbed import PERSIST, scrub_errors
 from providers.errors import ConfigError
 from tasks.compare import DEFAULT_THRESHOLD, compare_files, format_table
 
@@ -65,7 +66,8 @@ async def _run(suites: list[str], run_dir: Path, shards: int, settings: dict[str
     return str(merged), summary.get("gate_failures") or []
 
 
-@flow(name="agentv-nightly", log_prints=False)
+@flow(name="agentv-nightly", log_prints=False, persist_result=PERSIST)
+@scrub_errors
 async def nightly_flow(suites: list[str], baseline: str | None = None, target: str | None = None,
                        targets: str | None = None, threshold: float = DEFAULT_THRESHOLD,
                        trials: int | None = None, workers: int | None = None,

@@ -16,13 +16,15 @@ from typing import Any
 from prefect import flow
 
 from deployments.runs import eval_options, run_suites
+from flows.scrubbed import PERSIST, scrub_errors
 from tasks.scale import parse_shard
 
 SHARD_DEPLOYMENT = "agentv-shard/agentv-shard"
 POLL_SECONDS = 2.0
 
 
-@flow(name="agentv-shard", log_prints=False)
+@flow(name="agentv-shard", log_prints=False, persist_result=PERSIST)
+@scrub_errors
 async def shard_flow(suites: list[str], shard: str, out: str, target: str | None = None,
                      targets: str | None = None, trials: int | None = None,
                      workers: int | None = None, dry_run: bool = False,

@@ -10,6 +10,7 @@ from typing import Any
 from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
+from flows.scrubbed import PERSIST, scrub_errors
 from flows.session import RunSession, as_is
 from tasks.expand import Job
 from tasks.run import Invoked
@@ -19,7 +20,9 @@ def case_label(job: Job, trials: bool) -> str:
     return f"{job.case.id} [trial {job.trial + 1}]" if trials else job.case.id
 
 
-@task(name="invoke-provider", cache_policy=NO_CACHE, task_run_name="invoke-provider: {label}")
+@task(name="invoke-provider", cache_policy=NO_CACHE, persist_result=PERSIST,
+      task_run_name="invoke-provider: {label}")
+@scrub_errors
 async def invoke_provider(label: str, session: RunSession, job: Job) -> Invoked:
     """Call the case's target (agentv's retry layer inside: attempts are logged)."""
     done = await session.runner.invoke(job)
@@ -34,7 +37,9 @@ async def invoke_provider(label: str, session: RunSession, job: Job) -> Invoked:
     return done
 
 
-@task(name="run-evaluators", cache_policy=NO_CACHE, task_run_name="run-evaluators: {label}")
+@task(name="run-evaluators", cache_policy=NO_CACHE, persist_result=PERSIST,
+      task_run_name="run-evaluators: {label}")
+@scrub_errors
 async def run_evaluators(label: str, session: RunSession, done: Invoked) -> dict[str, Any]:
     """Score the answer with the case's evaluators; the case's record."""
     record = await session.runner.evaluate(done)

@@ -27,6 +27,7 @@ from typing import Any, AsyncIterator, Callable, Protocol
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
+from flows.scrubbed import PERSIST, scrub_errors
 from flows.batches import publish_batch_table
 from flows.session import RunSession
 from tasks.expand import Job
@@ -138,7 +139,9 @@ async def _follow_stop(event: Any, control: RunControl) -> None:
         await asyncio.sleep(STOP_POLL_S)
 
 
-@task(name="run-cases", cache_policy=NO_CACHE, task_run_name="run-cases: {label}")
+@task(name="run-cases", cache_policy=NO_CACHE, persist_result=PERSIST,
+      task_run_name="run-cases: {label}")
+@scrub_errors
 async def run_remote_batch(label: str, part: RemoteJobs, limits: DaskLimits,
                            options: RunOptions, grace_s: float | None) -> dict[str, Any]:
     """Run one batch on this worker under the run's cluster-wide limits; publish its

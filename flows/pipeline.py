@@ -19,6 +19,7 @@ from typing import Any, Callable
 from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
+from flows.scrubbed import PERSIST, scrub_errors
 from flows.artifacts import publish_results
 from flows.batches import batch_size, batches_of, publish_batch_table
 from flows.case_tasks import CaseTasks
@@ -26,12 +27,14 @@ from flows.jsonflow import json_flow
 from flows.outcome import run_info
 from flows.session import Launch, RunSession, as_is, current_launch
 from tasks.expand import Job
-from tasks.redact import redact
+from tasks.redact import redact_log_handlers
 
 __all__ = ["batches_of", "eval_flow"]
 
 
-@task(name="run-cases", cache_policy=NO_CACHE, task_run_name="run-cases: {label}")
+@task(name="run-cases", cache_policy=NO_CACHE, persist_result=PERSIST,
+      task_run_name="run-cases: {label}")
+@scrub_errors
 async def run_batch(label: str, session: RunSession, jobs: list[Job]) -> dict[str, Any]:
     """Run a batch of cases concurrently; publish a table of them as an artifact."""
     records = await session.jobs.run_batch(jobs)
@@ -42,7 +45,8 @@ async def run_batch(label: str, session: RunSession, jobs: list[Job]) -> dict[st
     return {"cases": len(records), "errors": errors}
 
 
-@task(name="summarize", cache_policy=NO_CACHE)
+@task(name="summarize", cache_policy=NO_CACHE, persist_result=PERSIST)
+@scrub_errors
 async def summarize_stage(session: RunSession, wall_s: float) -> dict[str, Any]:
     """Parquet (+ JUnit) from the results file, the pandas summary, the quality gates,
     the run's artifacts."""
@@ -88,20 +92,18 @@ async def run_cases(session: RunSession, remote: Callable[[list[Job]], Any] | No
         await _run_batches(session, labelled, size)
 
 
-@json_flow(name="agentv-eval", log_prints=False, validate_parameters=False)
+@json_flow(name="agentv-eval", log_prints=False, validate_parameters=False,
+           persist_result=PERSIST)
+@scrub_errors  # the flow run's state message never carries a secret
 async def eval_flow(options: dict[str, Any]) -> dict[str, Any]:
     """Run AgentV eval suites. ``options`` are EvalOptions fields (paths, target, workers…).
     Ends Failed (with the reasons) when a quality gate fails."""
+    redact_log_handlers()  # a deployment's run too: Prefect's console and API logs scrub
     launch = current_launch()
     started = launch.started or time.perf_counter()  # the console's clock
     _arm_signals(launch)
-    try:
-        async with RunSession(options, launch) as session:
-            return await _eval(session, launch, started)
-    except Exception as err:  # the flow run's state message never carries a secret
-        if redact(str(err)) != str(err):
-            raise RuntimeError(redact(f"{type(err).__name__}: {err}")) from None
-        raise
+    async with RunSession(options, launch) as session:
+        return await _eval(session, launch, started)
 
 
 def _arm_signals(launch: Launch) -> None:

@@ -21,6 +21,7 @@ from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 from prefect.utilities.annotations import quote
 
+from flows.scrubbed import PERSIST, scrub_errors
 from tasks.expand import Job
 from tasks.jobs import JobRunner, Limits, LocalLimits, Record, RunControl
 from tasks.plan import EvalOptions, Plan, build_plan, file_worker_caps
@@ -86,7 +87,8 @@ def current_launch() -> Launch:
     return slot[0] if slot else Launch()
 
 
-@task(name="load-and-expand", cache_policy=NO_CACHE)
+@task(name="load-and-expand", cache_policy=NO_CACHE, persist_result=PERSIST)
+@scrub_errors
 async def plan_stage(session: RunSession) -> int:
     """Load eval files and targets, select targets, expand cases × trials into jobs (done
     already when the launcher validated the run before the flow)."""
@@ -96,7 +98,8 @@ async def plan_stage(session: RunSession) -> int:
     return len(plan.jobs)
 
 
-@task(name="preflight-targets", cache_policy=NO_CACHE)
+@task(name="preflight-targets", cache_policy=NO_CACHE, persist_result=PERSIST)
+@scrub_errors
 async def preflight_stage(session: RunSession) -> list[str]:
     """Build each selected target's provider and check its configuration once (done
     already when the launcher preflight-checked the targets)."""
