@@ -39,5 +39,7 @@ def scrub_errors(fn: F) -> F:
             clean = scrubbed(err)
             if clean is err:
                 raise
-            raise clean from None
+        # raised outside the handler: no __context__ holding the original (tblib's pickling,
+        # installed by Dask, would carry it into Prefect's storage)
+        raise clean
     return run  # type: ignore[return-value]

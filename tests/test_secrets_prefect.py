@@ -128,6 +128,7 @@ def test_an_exception_holding_a_secret_reaches_prefect_scrubbed(monkeypatch):
         with pytest.raises(Exception) as caught:
             asyncio.run(scrub_errors(fails)(err))
         assert secret.encode() not in pickle.dumps(caught.value)
+        assert caught.value.__context__ is None and caught.value.__cause__ is None
         assert secret not in str(caught.value) + repr(caught.value)
     assert isinstance(caught.value, ValueError) and caught.value is plain
     with pytest.raises(ConfigError) as as_config:
