@@ -69,3 +69,18 @@ def real_tool(name: str) -> str:
     if os.environ.get("CI"):
         pytest.fail(f"{name} is not installed: `bash setup.sh test` installs it")
     pytest.skip(f"{name} is not installed (`bash setup.sh test` installs it)")
+
+
+@pytest.fixture(scope="module")
+def wire_stub_server():
+    from tests.stub_llm import start_stub
+    _, server = start_stub()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def wire_stub(wire_stub_server):
+    """The loopback stub speaking every LLM wire format (tests/stub_llm.py), reset per test."""
+    wire_stub_server.reset()
+    return wire_stub_server

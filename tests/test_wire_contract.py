@@ -20,7 +20,6 @@ from providers.cache import ResponseCache
 from providers.llm import AnthropicProvider, AzureProvider, GeminiProvider, OpenAIProvider
 from providers.registry import build_provider
 from providers.retry import RetryingProvider, RetryPolicy
-from tests.stub_llm import start_stub
 
 WIRES = ["openai", "azure", "anthropic", "gemini"]
 KEY = "sk-contract-SECRET-9876543210"
@@ -31,17 +30,6 @@ MODEL = {"openai": "gpt-4o-mini", "azure": "gpt-4o", "anthropic": "claude-haiku-
          "gemini": "gemini-2.5-flash"}
 
 
-@pytest.fixture(scope="module")
-def stub():
-    _, server = start_stub()
-    yield server
-    server.stop()
-
-
-@pytest.fixture(autouse=True)
-def fresh(stub):
-    stub.reset()
-
 
 def settings(wire: str, base: str, timeout: float = 10.0) -> dict:
     common = {"api_key": KEY, "model": MODEL[wire], "temperature": 0.2,
@@ -51,15 +39,15 @@ def settings(wire: str, base: str, timeout: float = 10.0) -> dict:
                          "anthropic": {"base_url": base}, "gemini": {"base_url": base}}[wire]}
 
 
-def own(wire: str, stub, timeout: float = 10.0):
-    provider = build_provider(Target(f"t-{wire}", wire, settings(wire, stub.base_url, timeout),
+def own(wire: str, wire_stub, timeout: float = 10.0):
+    provider = build_provider(Target(f"t-{wire}", wire, settings(wire, wire_stub.base_url, timeout),
                                      where="targets.yaml:2", secrets=[KEY]))
     provider.check()
     return provider
 
 
-def via_litellm(wire: str, stub, timeout: float = 10.0):
-    s = settings(wire, stub.base_url, timeout)
+def via_litellm(wire: str, wire_stub, timeout: float = 10.0):
+    s = settings(wire, wire_stub.base_url, timeout)
     prefix = f"{wire}/"
     model = prefix + (MODEL[wire])
     s = {**{k: v for k, v in s.items() if k not in ("base_url", "endpoint", "model")},
@@ -88,10 +76,10 @@ def run(provider, req=None, retries: int = 3):
     return asyncio.run(once())
 
 
-def outcome(provider, stub, action):
+def outcome(provider, wire_stub, action):
     """(error kind, retryable, status, text, finish reason) of one scripted reply."""
-    stub.reset()
-    stub.configure(script=[action])
+    wire_stub.reset()
+    wire_stub.configure(script=[action])
     try:
         response, _ = run(provider, retries=0)
     except ProviderError as err:
@@ -128,13 +116,13 @@ def expected_body(wire: str) -> dict:
 
 
 @pytest.mark.parametrize("wire", WIRES)
-def test_wire_contract(wire, stub):
-    mine, ref = own(wire, stub), via_litellm(wire, stub)
+def test_wire_contract(wire, wire_stub):
+    mine, ref = own(wire, wire_stub), via_litellm(wire, wire_stub)
     assert type(mine).__module__.endswith("_http")
     # 1. the exact request, and the same reply mapping as litellm's
     response, attempts = run(mine)
     reference, _ = run(ref)
-    [seen, ref_seen] = stub.requests
+    [seen, ref_seen] = wire_stub.requests
     path, query, auth = EXPECTED[wire]
     assert (seen.method, seen.path, seen.query) == ("POST", path, query)
     assert {k: seen.headers[k] for k in auth} == auth
@@ -154,29 +142,29 @@ def test_wire_contract(wire, stub):
         ResponseCache.key(LITELLM_CLASS[wire](mine.target).cache_key_material(req), req)
     assert KEY not in repr(mine.cache_key_material(req))
     # 3. 429 (Retry-After honoured), 500 and a malformed body: retried by the one layer
-    stub.reset()
-    stub.configure(script=[429, 500, "malformed"], retry_after=0.3)
+    wire_stub.reset()
+    wire_stub.configure(script=[429, 500, "malformed"], retry_after=0.3)
     response, attempts = run(mine)
     assert (response.text, attempts) == ("The answer is 5.", 4)
-    assert [r.status for r in stub.requests] == [429, 500, 200, 200]
-    assert stub.requests[1].at - stub.requests[0].at >= 0.3 and stub.violations == []
+    assert [r.status for r in wire_stub.requests] == [429, 500, 200, 200]
+    assert wire_stub.requests[1].at - wire_stub.requests[0].at >= 0.3 and wire_stub.violations == []
     # 4. a timeout is retried, and is a ProviderTimeout when retries run out
-    stub.reset()
-    stub.configure(script=["slow", "slow"], slow_s=2)
+    wire_stub.reset()
+    wire_stub.configure(script=["slow", "slow"], slow_s=2)
     with pytest.raises(ProviderTimeout) as info:
-        run(own(wire, stub, timeout=0.5), retries=1)
-    assert len(stub.requests) == 2 and info.value.details["kind"] == "timeout"
+        run(own(wire, wire_stub, timeout=0.5), retries=1)
+    assert len(wire_stub.requests) == 2 and info.value.details["kind"] == "timeout"
     # 5. every error is classified as through litellm: auth, context length, content filter
     for action in (401, "context_length", "content_filter", 503, "malformed"):
-        assert outcome(mine, stub, action) == outcome(ref, stub, action), action
-    assert outcome(mine, stub, 401)[:3] == ("auth", False, 401)
-    assert outcome(mine, stub, "context_length")[:3] == ("context_length", False, 400)
+        assert outcome(mine, wire_stub, action) == outcome(ref, wire_stub, action), action
+    assert outcome(mine, wire_stub, 401)[:3] == ("auth", False, 401)
+    assert outcome(mine, wire_stub, "context_length")[:3] == ("context_length", False, 400)
 
 
 @pytest.mark.parametrize("wire", WIRES)
-def test_cached_prompt_tokens_are_priced_like_litellm(wire, stub):
-    mine, ref = own(wire, stub), via_litellm(wire, stub)
-    stub.configure(script=["cached", "cached"])
+def test_cached_prompt_tokens_are_priced_like_litellm(wire, wire_stub):
+    mine, ref = own(wire, wire_stub), via_litellm(wire, wire_stub)
+    wire_stub.configure(script=["cached", "cached"])
     response, reference = run(mine)[0], run(ref)[0]
     assert response.usage.input_tokens == reference.usage.input_tokens > 1000
     assert response.usage.cached_tokens == 1000
@@ -185,9 +173,9 @@ def test_cached_prompt_tokens_are_priced_like_litellm(wire, stub):
 
 
 @pytest.mark.parametrize("wire", WIRES)
-def test_tool_calls_are_listed(wire, stub):
-    stub.configure(script=["tool_use"])
-    response, _ = run(own(wire, stub))
+def test_tool_calls_are_listed(wire, wire_stub):
+    wire_stub.configure(script=["tool_use"])
+    response, _ = run(own(wire, wire_stub))
     assert response.text == "The answer is 5."
     [call] = response.raw["tool_calls"]
     assert call["name"] == "lookup"
@@ -221,12 +209,12 @@ def test_routes_do_not_import_litellm():
 
 
 @pytest.mark.parametrize("wire", WIRES)
-def test_key_never_in_errors_or_logs(wire, stub, caplog):
+def test_key_never_in_errors_or_logs(wire, wire_stub, caplog):
     caplog.set_level("DEBUG")
-    stub.configure(script=[429, 401], retry_after=0.05)
+    wire_stub.configure(script=[429, 401], retry_after=0.05)
     with pytest.raises(ProviderError) as info:
-        run(own(wire, stub))
-    assert info.value.status == 401 and KEY in repr(stub.requests[-1].headers)
+        run(own(wire, wire_stub))
+    assert info.value.status == 401 and KEY in repr(wire_stub.requests[-1].headers)
     texts = [str(info.value), repr(info.value.details), caplog.text,
              *(repr(r.__dict__) for r in caplog.records)]
     assert not [t for t in texts if KEY in t]
