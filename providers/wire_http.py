@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from abc import abstractmethod
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,18 +59,21 @@ class WireProvider(LLMProvider):
         self._sessions: dict[int, Any] = {}  # one aiohttp session per event loop
 
     # ------------------------------------------------------------ what a wire says
+    @abstractmethod
     def url(self) -> str:
-        raise NotImplementedError
+        """Where the request is POSTed."""
 
+    @abstractmethod
     def auth_headers(self) -> dict[str, str]:
-        raise NotImplementedError
+        """The headers carrying the key (never logged)."""
 
+    @abstractmethod
     def body(self, params: dict[str, Any]) -> dict[str, Any]:
-        raise NotImplementedError
+        """The request's JSON body in this wire's shape."""
 
+    @abstractmethod
     def parse(self, data: Any) -> Parsed:
         """The reply's JSON → Parsed; KeyError/TypeError/… mean a malformed body."""
-        raise NotImplementedError
 
     # ------------------------------------------------------------ shared
     @property
