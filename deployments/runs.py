@@ -49,7 +49,7 @@ async def run_suites(opts: EvalOptions) -> dict[str, Any]:
     """Plan and preflight (ConfigError before anything runs), then the eval subflow. Its
     result holds ``gate_failures`` (the subflow run ends Failed when a gate fails)."""
     from flows.pipeline import eval_flow
-    from flows.session import Launch, launching
+    from flows.handover import Launch, launching
     plan = build_plan(opts)
     launch = Launch(plan=plan, runtimes=build_runtimes(plan))
     options = {k: v for k, v in asdict(opts).items() if v not in (None, {}, [], False)}

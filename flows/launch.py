@@ -69,44 +69,78 @@ def run_plan(plan, runtimes, *, on_record: Callable[[dict], None] | None = None,
              finished=None, writer=None, started: float | None = None,
              remote: Callable[[list], Any] | None = None) -> dict[str, Any]:
     """Run a validated plan (targets preflight-checked) through the ``agentv-eval`` flow.
-    What is already built travels to the flow in-process (``flows.session.launching``), for
-    the duration of this call only."""
+    What is already built travels to the flow in-process (``flows.handover.launching``),
+    for the duration of this call only. The first cases start at once (a head start) while
+    the Prefect API is ensured, Prefect imported and the flow run created."""
+    from flows.handover import Launch, launching
     from flows.preload import quiet_prefect_console
-    from flows.server import ensure_api
     quiet_prefect_console(plan.options.verbose)
     if writer is None and finished is None and not plan.options.resume:
         writer = open_results(plan.options)  # its sink builds Parquet and stats as it writes
-    try:
-        ensure_api(log)
-        from flows.pipeline import eval_flow
-        from flows.session import Launch, launching
-    except BaseException:
-        if writer is not None:
-            writer.abandon()
-        raise
-    from tasks.redact import redact_log_handlers, redact_obj
-    redact_log_handlers()  # Prefect's handlers (console, API) scrub too
     launch = Launch(plan=plan, runtimes=runtimes, writer=writer, finished=finished,
                     on_record=on_record, started=started, remote=remote)
-    from tasks.scale import make_task_runner
-    runner = make_task_runner(plan.options.task_runner, plan.options.dask_address)
-    from prefect import tags
-    from flows.naming import plan_labels, run_name, run_tags
-    suites, targets, datasets = plan_labels(plan)
-    flow = eval_flow.with_options(flow_run_name=run_name(suites, targets),
-                                  **({"task_runner": runner} if runner else {}))
     try:
-        with interrupt_handler(launch, log), launching(launch), \
-                tags(*run_tags(suites, targets, datasets)):
-            final: Any = asyncio.run(flow(  # type: ignore[arg-type]
-                options=redact_obj(_jsonable(asdict(plan.options))), return_state=True))
+        with interrupt_handler(launch, log), launching(launch):
+            final: Any = asyncio.run(_launch_flow(launch, log))
         return launch.outcome if launch.outcome is not None else final.result()
+    except BaseException:
+        if writer is not None:
+            writer.abandon()  # nothing ran: the file we made goes (a begun one stays)
+        raise
     finally:
         if writer is not None:
             writer.close()
         launch.release()
-        from prefect.logging.handlers import APILogWorker
-        APILogWorker.drain_all(timeout=5)  # the run's logs reach the API before we return
+        if "prefect.logging.handlers" in sys.modules:
+            from prefect.logging.handlers import APILogWorker
+            APILogWorker.drain_all(timeout=5)  # the run's logs reach the API before we return
+
+
+async def _launch_flow(launch, log) -> Any:
+    """Head start the cases, then (Prefect imported on a thread meanwhile) run the flow."""
+    launch.head = _head_start(launch)
+    try:
+        flow, tags = await asyncio.to_thread(_prefect_flow, launch.plan, log)
+        with tags:
+            return await flow(options=_flow_options(launch.plan), return_state=True)
+    finally:
+        if launch.head is not None:
+            await launch.head.close()
+
+
+def _head_start(launch):
+    from tasks.head_start import HeadStart, head_start_allowed
+    from tasks.ledger import RunLedger
+    if launch.writer is None or launch.remote is not None or not head_start_allowed(launch.plan):
+        return None
+    head = HeadStart(launch.plan, launch.runtimes,
+                     RunLedger(launch.writer, launch.control, launch.on_record, launch.finished))
+    head.begin()
+    return head
+
+
+def _prefect_flow(plan, log):
+    """The ``agentv-eval`` flow named for this run, and its tags (imports Prefect; the
+    local API is ensured first: Prefect reads its settings at import)."""
+    from flows.server import ensure_api
+    ensure_api(log)
+    from prefect import tags
+
+    from flows.naming import plan_labels, run_name, run_tags
+    from flows.pipeline import eval_flow
+    from tasks.redact import redact_log_handlers
+    from tasks.scale import make_task_runner
+    redact_log_handlers()  # Prefect's handlers (console, API) scrub too
+    runner = make_task_runner(plan.options.task_runner, plan.options.dask_address)
+    suites, targets, datasets = plan_labels(plan)
+    flow = eval_flow.with_options(flow_run_name=run_name(suites, targets),
+                                  **({"task_runner": runner} if runner else {}))
+    return flow, tags(*run_tags(suites, targets, datasets))
+
+
+def _flow_options(plan) -> dict[str, Any]:
+    from tasks.redact import redact_obj
+    return redact_obj(_jsonable(asdict(plan.options)))
 
 
 def _resume(opts: EvalOptions, log):

@@ -21,15 +21,17 @@ from prefect.cache_policies import NO_CACHE
 
 from flows.scrubbed import PERSIST, scrub_errors
 from flows.artifacts import publish_results
-from flows.batches import batch_size, batches_of, publish_batch_table
+from flows.batches import publish_batch_table
 from flows.case_tasks import CaseTasks
 from flows.jsonflow import json_flow
 from flows.outcome import run_info
-from flows.session import Launch, RunSession, as_is, current_launch
+from flows.handover import Launch, current_launch
+from flows.session import RunSession, as_is
+from tasks.batching import Batch, batch_size, run_batches
 from tasks.expand import Job
 from tasks.redact import redact_log_handlers
 
-__all__ = ["batches_of", "eval_flow"]
+__all__ = ["eval_flow"]
 
 
 @task(name="run-cases", cache_policy=NO_CACHE, persist_result=PERSIST,
@@ -54,15 +56,17 @@ async def summarize_stage(session: RunSession, wall_s: float) -> dict[str, Any]:
                                  run_info(session.plan), sink=session.writer.sink)
 
 
-async def _run_batches(session: RunSession, labelled: list[tuple[str, list[Job]]],
-                       size: int) -> None:
+async def _run_batches(session: RunSession, labelled: list[Batch]) -> None:
     """Batch tasks, enough at once that ``--workers`` stays busy while each admitted batch
-    waits for its slowest case (with long-tailed latencies, 2× starved the pool)."""
+    waits for its slowest case (with long-tailed latencies, 2× starved the pool). Cases a
+    head start began are adopted by their batch (still run, still recorded when stopping)."""
+    size = batch_size(sum(len(jobs) for _, jobs in labelled))
     gate = asyncio.Semaphore(math.ceil(4 * session.plan.workers / size) + 1)
+    session.hand_over()
 
     async def gated(label: str, jobs: list[Job]) -> None:
         async with gate:
-            if session.control.stopping:
+            if session.control.stopping and not session.jobs.holds(jobs):
                 session.control.skipped += len(jobs)
                 return
             await run_batch(label, session, as_is(jobs))
@@ -70,7 +74,7 @@ async def _run_batches(session: RunSession, labelled: list[tuple[str, list[Job]]
     await asyncio.gather(*(gated(label, jobs) for label, jobs in labelled))
 
 
-async def _run_case_tasks(session: RunSession, labelled: list[tuple[str, list[Job]]]) -> None:
+async def _run_case_tasks(session: RunSession, labelled: list[Batch]) -> None:
     session.jobs.execute = CaseTasks(session, any(j.trial for j in session.plan.jobs))
     await asyncio.gather(*(session.jobs.run_batch(jobs) for _, jobs in labelled))
 
@@ -78,10 +82,8 @@ async def _run_case_tasks(session: RunSession, labelled: list[tuple[str, list[Jo
 async def run_cases(session: RunSession, remote: Callable[[list[Job]], Any] | None) -> None:
     """Every pending job through the job runner: batch tasks here, case tasks here, or
     batch tasks on the Dask cluster."""
-    jobs = session.pending()
-    size = batch_size(len(jobs))
     batching = frozenset(name for name, rt in session.runtimes.items() if rt.batch)
-    labelled = batches_of(jobs, size, batching)
+    labelled = run_batches(session.pending(), batching)
     opts = session.plan.options
     if opts.task_runner == "dask":
         from flows.distributed import plan_parts, run_on_dask
@@ -89,7 +91,7 @@ async def run_cases(session: RunSession, remote: Callable[[list[Job]], Any] | No
     elif opts.prefect_tasks == "case":
         await _run_case_tasks(session, labelled)
     else:
-        await _run_batches(session, labelled, size)
+        await _run_batches(session, labelled)
 
 
 @json_flow(name="agentv-eval", log_prints=False, validate_parameters=False,
@@ -126,8 +128,8 @@ async def _eval(session: RunSession, launch: Launch, started: float) -> Any:
     control = session.control
     gate_failures: list[str] = summary.get("gate_failures") or []
     launch.outcome = outcome = {
-        "summary": summary, "results": str(session.writer.path), "errors": session.errors,
-        "warnings": session.warnings, "wall_s": wall, "flow_run_id": str(flow_run.id),
+        "summary": summary, "results": str(session.writer.path), "errors": session.ledger.errors,
+        "warnings": session.ledger.warnings, "wall_s": wall, "flow_run_id": str(flow_run.id),
         "flow_run_url": _ui_url(), "interrupted": control.stopping,
         "not_run": control.skipped, "signal": control.stop_signal,
         "io_error": control.io_error, "gate_failures": gate_failures}

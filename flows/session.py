@@ -2,57 +2,29 @@
 it ends — the plan, the results writer, every target runtime (judges included), the
 concurrency limits, the interrupt control and the job runner.
 
-What a launcher prepared in this process (a plan already validated, runtimes already
-preflight-checked, the locked writer, the console's ``on_record``, the signal handler) is
-handed over as a ``Launch`` in a context variable for the duration of the flow call
-(``launching``): the flow's parameters stay JSON, nothing outlives the call, and there is no
-registry of runs. Without a launch (a deployment starting the flow) the session builds all
-of it from the options.
+What a launcher prepared in this process comes as a ``Launch`` (flows/handover.py),
+including a head start's ledger and job runner with cases already running. Without a launch
+(a deployment starting the flow) the session builds all of it from the options.
 """
 from __future__ import annotations
 
 import asyncio
-from contextlib import contextmanager
-from contextvars import ContextVar
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, TypeVar, cast
+from typing import Any, Callable, TypeVar, cast
 
 from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 from prefect.utilities.annotations import quote
 
+from flows.handover import Launch
 from flows.scrubbed import PERSIST, scrub_errors
 from tasks.expand import Job
-from tasks.jobs import JobRunner, Limits, LocalLimits, Record, RunControl
+from tasks.head_start import local_job_runner
+from tasks.jobs import JobRunner, Record
+from tasks.ledger import RunLedger
 from tasks.plan import EvalOptions, Plan, build_plan, file_worker_caps
-from tasks.problems import case_file, evaluator_problems
-from tasks.resume import Finished
-from tasks.run import CaseRunner, RunOptions, TargetRuntime
+from tasks.run import CaseRunner, TargetRuntime
 from tasks.runtime import build_runtimes, close_runtimes
 from tasks.write import ResultWriter, default_results_path
-
-
-@dataclass
-class Launch:
-    """What a launcher hands to the flow it starts in this process (never sent anywhere)."""
-
-    plan: Plan | None = None
-    runtimes: dict[str, TargetRuntime] | None = None
-    writer: ResultWriter | None = None  # opened (locked) before the flow
-    finished: Finished | None = None  # --resume: the records already in the file
-    on_record: Callable[[Record], None] | None = None
-    started: float | None = None  # perf_counter when the user started the run
-    control: RunControl = field(default_factory=RunControl)  # the signal handler stops it
-    signal_handler: Callable[[int, Any], None] | None = None
-    outcome: dict[str, Any] | None = None  # the flow's result, also when it ends Failed
-    # --task-runner dask: how a worker gets a batch's jobs and runtimes (default: it
-    # rebuilds the plan from the options; the typed API ships its cases)
-    remote: Callable[[list[Job]], Any] | None = None
-
-    def release(self) -> None:
-        """The call is over: let go of the run (the outcome stays)."""
-        self.plan = self.runtimes = self.writer = self.finished = None
-        self.on_record = self.signal_handler = self.remote = None
 
 
 T = TypeVar("T")
@@ -62,29 +34,6 @@ def as_is(value: T) -> T:
     """A task argument Prefect hands over untouched: it does not walk into it looking for
     futures (a plan holds thousands of cases; a session holds open resources)."""
     return cast(T, quote(value))
-
-
-# A one-slot box, emptied when the call ends: Prefect's background threads and tasks copy
-# the context they start in, and must not keep a run alive through it.
-_LAUNCH: ContextVar[list[Launch]] = ContextVar("agentv_launch", default=[])
-
-
-@contextmanager
-def launching(launch: Launch) -> Iterator[Launch]:
-    """Hand ``launch`` to the ``agentv-eval`` flow called inside this block."""
-    slot = [launch]
-    token = _LAUNCH.set(slot)
-    try:
-        yield launch
-    finally:
-        slot.clear()
-        _LAUNCH.reset(token)
-
-
-def current_launch() -> Launch:
-    """The launch of the flow being started here, or an empty one (a deployment's run)."""
-    slot = _LAUNCH.get()
-    return slot[0] if slot else Launch()
 
 
 @task(name="load-and-expand", cache_policy=NO_CACHE, persist_result=PERSIST)
@@ -109,22 +58,19 @@ async def preflight_stage(session: RunSession) -> list[str]:
 
 class RunSession:
     """``async with RunSession(options, launch) as session``: everything a run holds, closed
-    on exit (runtimes, the writer, cluster-wide limits) whatever happened."""
+    on exit (runtimes, the writer, cluster-wide limits) whatever happened. With a launcher's
+    head start, its ledger and job runner (cases already running) are the session's."""
 
     plan: Plan  # set by the load-and-expand stage
     runtimes: dict[str, TargetRuntime]  # set by the preflight-targets stage
+    ledger: RunLedger
+    jobs: JobRunner
 
     def __init__(self, options: dict[str, Any], launch: Launch):
         self.options, self.launch, self.control = options, launch, launch.control
-        self.errors: list[dict[str, Any]] = []
-        self.warnings: list[dict[str, Any]] = []
-        self.done_keys: set[str] = set()
+        self.head = launch.head
         self._closers: list[Callable[[], Any]] = []
         self._watchdog: asyncio.Future | None = None
-        if launch.finished is not None:
-            self.done_keys = launch.finished.keys
-            self.errors = [{k: r.get(k) for k in ("eval_id", "target", "error")}
-                           for r in launch.finished.records if r.get("error")]
 
     async def __aenter__(self) -> RunSession:
         launch = self.launch
@@ -135,15 +81,14 @@ class RunSession:
             self._abandon_writer()
             raise
         self._closers.append(lambda: close_runtimes(self.runtimes))
-        self.writer = launch.writer or self._open_writer()
-        self._closers.append(self.writer.close)
-        self.writer.begin()
-        opts = self.plan.options
-        self.runner = CaseRunner(self.runtimes, RunOptions(
-            include_trace=opts.include_trace, dump_prompts=opts.dump_prompts,
-            dump_traces=opts.dump_traces))
-        self.limits: Limits = LocalLimits(self.plan.workers, self.file_caps())
-        self.jobs = JobRunner(self.runner, self.limits, self.control, self.record_finished)
+        if self.head is not None:
+            self.ledger, self.jobs = self.head.ledger, self.head.jobs
+        else:
+            self.ledger = RunLedger(launch.writer or self._open_writer(), self.control,
+                                    launch.on_record, launch.finished)
+            self.jobs = local_job_runner(self.plan, self.runtimes, self.ledger)
+        self._closers.append(self.ledger.writer.close)
+        self.ledger.writer.begin()
         self._watchdog = asyncio.ensure_future(self.control.watchdog())
         return self
 
@@ -159,9 +104,24 @@ class RunSession:
             self._closers.clear()
             # Prefect keeps the contexts of some task runs alive (its event loop thread's
             # drain calls copy them, arguments included): a closed session is an empty shell
-            for name in ("plan", "runtimes", "writer", "runner", "limits", "jobs", "launch",
-                         "errors", "warnings", "done_keys", "options"):
+            for name in ("plan", "runtimes", "ledger", "jobs", "launch", "head", "options"):
                 self.__dict__.pop(name, None)
+
+    @property
+    def writer(self) -> ResultWriter:
+        return self.ledger.writer
+
+    @property
+    def runner(self) -> CaseRunner:
+        return self.jobs.runner
+
+    def hand_over(self) -> None:
+        """The flow's batches run now: a head start starts nothing more."""
+        if self.head is not None:
+            self.head.hand_over()
+
+    def record_finished(self, record: Record) -> Record | None:
+        return self.ledger.record_finished(record)
 
     def on_close(self, close: Callable[[], Any]) -> None:
         """Also run ``close`` (sync or async) when the session ends."""
@@ -171,7 +131,8 @@ class RunSession:
         return file_worker_caps([s.path for s in self.plan.suites], self.plan.workers)
 
     def pending(self) -> list[Job]:
-        return [j for j in self.plan.jobs if j.key not in self.done_keys]
+        done = self.ledger.done_keys
+        return [j for j in self.plan.jobs if j.key not in done]
 
     def _open_writer(self) -> ResultWriter:
         opts = self.plan.options
@@ -181,29 +142,3 @@ class RunSession:
     def _abandon_writer(self) -> None:
         if self.launch.writer is not None:
             self.launch.writer.abandon()
-
-    def record_finished(self, record: Record) -> Record | None:
-        """Write one record (scrubbed of secrets); returns what was written. A write failure
-        stops the run: nothing new starts, the file keeps only whole records (resumable)."""
-        control = self.control
-        if control.io_error is not None:
-            control.skipped += 1
-            return None
-        try:
-            record = self.writer.write(record)
-        except OSError as err:
-            control.io_error = f"{self.writer.path}: cannot write results: {err.strerror or err}"
-            control.skipped += 1
-            control.request_stop()
-            return None
-        where = {"eval_id": record["eval_id"], "target": record["target"],
-                 "file": case_file(record)}
-        if record.get("error"):
-            self.errors.append({**where, "error": record["error"]})
-        for problem in evaluator_problems(record.get("evaluator_results")):
-            (self.errors if problem.is_error else self.warnings).append(
-                {**where, "evaluator": problem.evaluator, "error": problem.message})
-        if self.launch.on_record:
-            self.launch.on_record(record)
-        return record
-

@@ -98,14 +98,38 @@ class JobRunner:
                  execute: Callable[[Job], Awaitable[Record]] | None = None):
         self.runner, self.limits, self.control, self.sink = runner, limits, control, sink
         self.execute = execute or runner.run
+        self.started: dict[str, asyncio.Task[Record | None]] = {}  # head start, by job key
+
+    def start(self, job: Job) -> asyncio.Task[Record | None]:
+        """Run ``job`` now (a head start, before its batch exists); the batch adopts it."""
+        task = self.started[job.key] = asyncio.ensure_future(self.run_one(job))
+        return task
+
+    def holds(self, jobs: list[Job]) -> bool:
+        """Whether some of ``jobs`` already started (a batch must adopt them)."""
+        return any(job.key in self.started for job in jobs)
 
     async def run_batch(self, jobs: list[Job]) -> list[Record]:
-        """Run ``jobs`` concurrently (one provider call first with provider_batching)."""
-        if self.runner.batching(jobs) and not self.control.stopping:
+        """Run ``jobs`` concurrently (one provider call first with provider_batching),
+        adopting those that already started."""
+        fresh = [job for job in jobs if job.key not in self.started]
+        if fresh and self.runner.batching(fresh) and not self.control.stopping:
             async with self.limits.slot(None):
-                await self.runner.prefetch(jobs)
-        done = await asyncio.gather(*(self.run_one(job) for job in jobs))
+                await self.runner.prefetch(fresh)
+        done = await asyncio.gather(*(self._adopt_or_run(job) for job in jobs))
         return [r for r in done if r is not None]
+
+    async def _adopt_or_run(self, job: Job) -> Record | None:
+        task = self.started.pop(job.key, None)
+        return await (task if task is not None else self.run_one(job))
+
+    async def abandon_started(self) -> None:
+        """Cancel what started and was never adopted (the flow did not run): not recorded,
+        resumable."""
+        left, self.started = list(self.started.values()), {}
+        for task in left:
+            task.cancel()
+        await asyncio.gather(*left, return_exceptions=True)
 
     async def run_one(self, job: Job) -> Record | None:
         control = self.control

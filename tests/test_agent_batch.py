@@ -119,7 +119,7 @@ def test_provider_without_batching_dispatches_per_case(tmp_path, caplog):
 
 
 def test_batching_targets_are_not_split_into_chunks(tmp_path, prefect_api):
-    from flows.pipeline import batches_of  # imports Prefect: only once its API is set
+    from tasks.batching import batches_of
     from tasks.expand import Job
     plan = build_plan(_suite(tmp_path, "  - name: b\n    provider: mock\n"))
     jobs = [Job(plan.jobs[0].case, "b", t) for t in range(25)]

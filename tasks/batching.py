@@ -1,0 +1,35 @@
+"""Case batches: jobs grouped by eval file × target, in order, and chunked (DESIGN.md §8:
+coarse Prefect tasks). Pure: the launcher orders its head start by them before Prefect is
+imported, the flow runs one ``run-cases`` task per batch."""
+from __future__ import annotations
+
+import math
+
+from tasks.expand import Job
+
+Batch = tuple[str, list[Job]]  # (label shown in the UI, its jobs)
+
+
+def batches_of(jobs: list[Job], size: int, whole: frozenset[str] = frozenset()) -> list[Batch]:
+    """Group jobs by (file, target) in order, then chunk; label each batch for the UI.
+    Groups of ``whole`` targets (provider_batching) stay one batch."""
+    groups: dict[tuple[str, str], list[Job]] = {}
+    for job in jobs:
+        groups.setdefault((job.case.file, job.target), []).append(job)
+    out = []
+    for (file, target), group in groups.items():
+        name = file.rsplit("/", 1)[-1]
+        step = len(group) if target in whole else size
+        chunks = math.ceil(len(group) / step)
+        for i in range(chunks):
+            out.append((f"{name} × {target} [{i + 1}/{chunks}]", group[i * step:(i + 1) * step]))
+    return out
+
+
+def batch_size(n_jobs: int) -> int:
+    return max(10, min(50, math.ceil(n_jobs / 20)))
+
+
+def run_batches(jobs: list[Job], whole: frozenset[str] = frozenset()) -> list[Batch]:
+    """The batches a run's pending ``jobs`` are split into (``whole``: batching targets)."""
+    return batches_of(jobs, batch_size(len(jobs)), whole)
