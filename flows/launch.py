@@ -80,8 +80,10 @@ def run_plan(plan, runtimes, *, on_record: Callable[[dict], None] | None = None,
     launch = Launch(plan=plan, runtimes=runtimes, writer=writer, finished=finished,
                     on_record=on_record, started=started, remote=remote)
     try:
+        from flows.server import ensure_api
+        ensure_api(log)  # before any case: a dead PREFECT_API_URL is a configuration error
         with interrupt_handler(launch, log), launching(launch):
-            final: Any = asyncio.run(_launch_flow(launch, log))
+            final: Any = asyncio.run(_launch_flow(launch))
         return launch.outcome if launch.outcome is not None else final.result()
     except BaseException:
         if writer is not None:
@@ -96,11 +98,11 @@ def run_plan(plan, runtimes, *, on_record: Callable[[dict], None] | None = None,
             APILogWorker.drain_all(timeout=5)  # the run's logs reach the API before we return
 
 
-async def _launch_flow(launch, log) -> Any:
+async def _launch_flow(launch) -> Any:
     """Head start the cases, then (Prefect imported on a thread meanwhile) run the flow."""
     launch.head = _head_start(launch)
     try:
-        flow, tags = await asyncio.to_thread(_prefect_flow, launch.plan, log)
+        flow, tags = await asyncio.to_thread(_prefect_flow, launch.plan)
         with tags:
             return await flow(options=_flow_options(launch.plan), return_state=True)
     finally:
@@ -119,11 +121,9 @@ def _head_start(launch):
     return head
 
 
-def _prefect_flow(plan, log):
-    """The ``agentv-eval`` flow named for this run, and its tags (imports Prefect; the
-    local API is ensured first: Prefect reads its settings at import)."""
-    from flows.server import ensure_api
-    ensure_api(log)
+def _prefect_flow(plan):
+    """The ``agentv-eval`` flow named for this run, and its tags (imports Prefect, which
+    reads its settings, the API URL included, at import)."""
     from prefect import tags
 
     from flows.naming import plan_labels, run_name, run_tags

@@ -17,6 +17,8 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.parse
 import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
@@ -173,7 +175,7 @@ def ensure_api(log=print) -> str | None:
     for key, value in QUIET_ENV.items():
         os.environ.setdefault(key, value)
     if os.environ.get("PREFECT_API_URL"):
-        return os.environ["PREFECT_API_URL"]
+        return _answering(os.environ["PREFECT_API_URL"])
     try:
         with _start_lock():  # two runs starting at once share one server
             url = usable_url()
@@ -187,3 +189,28 @@ def ensure_api(log=print) -> str | None:
         return None
     os.environ["PREFECT_API_URL"] = url
     return url
+
+
+def _answering(url: str) -> str:
+    """``url`` when a Prefect API answers there (any HTTP status: an auth problem is
+    Prefect's to report); else a configuration error, before any case runs."""
+    parts = urllib.parse.urlsplit(url)
+    user, _, host = parts.netloc.rpartition("@")
+    bare = parts._replace(netloc=host).geturl()  # never shown with its user:password@
+    headers = {"Authorization": f"Bearer {os.environ['PREFECT_API_KEY']}"} \
+        if os.environ.get("PREFECT_API_KEY") else {}
+    if user:
+        import base64
+        headers = {"Authorization": "Basic " + base64.b64encode(
+            urllib.parse.unquote(user).encode()).decode()}
+    try:
+        request = urllib.request.Request(f"{bare.rstrip('/')}/health", headers=headers)
+        with urllib.request.urlopen(request, timeout=5):
+            return url
+    except urllib.error.HTTPError:
+        return url
+    except (OSError, ValueError) as err:
+        from providers.errors import ConfigError
+        raise ConfigError(f"no Prefect API answers at {bare} ({getattr(err, 'reason', err)}); "
+                          "point it at a running Prefect server, or unset it to use agentv's "
+                          "local server", field="PREFECT_API_URL") from None

@@ -28,7 +28,7 @@ def _alive(*names: str, besides: frozenset[int] = frozenset()) -> list[str]:
 
 
 RUN_OBJECTS = ("Plan", "Launch", "TargetRuntime", "CaseRunner", "CallableProvider",
-               "ResultWriter", "JobRunner", "Job", "EvalCase")
+               "ResultWriter", "JobRunner", "Job", "EvalCase", "HeadStart", "RunLedger")
 
 
 def _samples(n: int) -> Dataset:

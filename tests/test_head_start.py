@@ -1,0 +1,79 @@
+"""The head start: the first cases go out before the flow run exists (while Prefect is
+imported and the flow run created); the flow's batch tasks adopt them, so every case runs
+once, is written once and is listed in its batch's table artifact. A dead
+``PREFECT_API_URL`` is a configuration error before any case runs."""
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from tests.conftest import run_cli
+from tests.test_results_run import read_artifacts
+
+
+def _suite(d: Path, n: int, delay_ms: int) -> Path:
+    rows = ["$schema: agentv-eval-v2", "target: slow", "evalcases:"]
+    for i in range(n):
+        rows += [f"  - id: case-{i:03d}", f'    input: "question {i}"',
+                 "    evaluators:", '      - {name: has-ok, type: contains, value: "ok"}']
+    (d / "EVAL.yaml").write_text("\n".join(rows) + "\n")
+    (d / "targets.yaml").write_text(
+        "$schema: agentv-targets-v2\ntargets:\n  - name: slow\n    provider: mock\n"
+        f"    delayMs: {delay_ms}\n    response: ok\n")
+    return d / "EVAL.yaml"
+
+
+def _records(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def _began(record: dict) -> datetime:
+    ended = datetime.fromisoformat(record["timestamp"].replace("Z", "+00:00"))
+    return ended - timedelta(milliseconds=record["latency_ms"])
+
+
+def _flow_run(flow_run_id: str):
+    from prefect.client.orchestration import get_client
+
+    async def read():
+        async with get_client() as client:
+            return await client.read_flow_run(flow_run_id)
+    return asyncio.run(read())
+
+
+def test_cases_start_before_the_flow_run_and_their_batches_adopt_them(prefect_api, tmp_path):
+    suite = _suite(tmp_path, 60, delay_ms=40)
+    out = tmp_path / "r.jsonl"
+    proc = run_cli("eval", str(suite), "--targets", str(tmp_path / "targets.yaml"),
+                   "--workers", "4", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    records = _records(out)
+    ids = [r["eval_id"] for r in records]
+    assert sorted(ids) == [f"case-{i:03d}" for i in range(60)]  # each case once
+    flow_run_id = re.search(r"flow-run/([0-9a-f-]{36})", proc.stdout).group(1)
+    run = _flow_run(flow_run_id)
+    assert run.state.is_completed()
+    first = min(_began(r) for r in records)
+    assert first < run.start_time  # the first case went out before the flow run started
+    artifacts = read_artifacts(flow_run_id)
+    listed = [row["eval_id"] for a in artifacts if a.description.startswith("Cases of batch")
+              for row in (json.loads(a.data) if isinstance(a.data, str) else a.data)]
+    assert sorted(listed) == sorted(ids)  # adopted cases are in their batch's table too
+
+
+def test_a_dead_prefect_api_url_is_a_configuration_error_before_any_case(tmp_path):
+    suite = _suite(tmp_path, 3, delay_ms=0)
+    out = tmp_path / "r.jsonl"
+    out.write_text('{"earlier": "results"}\n')
+    proc = run_cli("eval", str(suite), "--targets", str(tmp_path / "targets.yaml"),
+                   "--out", str(out), env={"PREFECT_API_URL": "http://me:s3cret@127.0.0.1:9/api"})
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        "error: PREFECT_API_URL: no Prefect API answers at http://127.0.0.1:9/api "
+        "([Errno 111] Connection refused); point it at a running Prefect server, or unset it "
+        "to use agentv's local server"]
+    assert "s3cret" not in proc.stdout + proc.stderr
+    assert out.read_text() == '{"earlier": "results"}\n'  # nothing ran, nothing lost
