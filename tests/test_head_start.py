@@ -77,3 +77,39 @@ def test_a_dead_prefect_api_url_is_a_configuration_error_before_any_case(tmp_pat
         "to use agentv's local server"]
     assert "s3cret" not in proc.stdout + proc.stderr
     assert out.read_text() == '{"earlier": "results"}\n'  # nothing ran, nothing lost
+
+
+def test_ctrl_c_during_the_head_start_records_what_ran_and_resumes(prefect_api, tmp_path):
+    """Ctrl-C as soon as the run starts (the head start is running, Prefect still loading):
+    the cases in flight finish and are recorded once, the run summarizes and exits 130,
+    and ``--resume`` runs the rest."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tests.conftest import ROOT
+    suite = _suite(tmp_path, 20, delay_ms=1500)
+    out = tmp_path / "r.jsonl"
+    out.write_text("stale\n")
+    args = ["eval", str(suite), "--targets", str(tmp_path / "targets.yaml"), "--workers", "4"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "flows.cli", *args, "--out", str(out)],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    deadline = time.monotonic() + 60
+    while out.stat().st_size and time.monotonic() < deadline:  # emptied: the run started
+        time.sleep(0.01)
+    time.sleep(0.3)  # the first cases are in flight; Prefect is still loading
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    first = [r["eval_id"] for r in _records(out)]
+    assert 1 <= len(first) <= 4 and len(set(first)) == len(first)
+    assert f"total cases: {len(first)}" in stdout and "--resume" in stdout
+    assert "Traceback" not in stderr
+    again = run_cli(*args, "--resume", str(out))
+    assert again.returncode == 0, again.stderr
+    every = [r["eval_id"] for r in _records(out)]
+    assert sorted(every) == [f"case-{i:03d}" for i in range(20)] and every[:len(first)] == first
