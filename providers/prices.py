@@ -1,7 +1,9 @@
 """Token prices and output limits from litellm's bundled price map, read as data.
 
-litellm itself is not imported (4 s, ~175 MB): the JSON file it ships is parsed once, on
-the first lookup, and only the few numbers agentv uses are kept per model.
+litellm itself is not imported (4 s, ~175 MB): the JSON file it ships (4.5 MB) is parsed
+once and only the few numbers agentv uses are kept per model. Preflight starts that parse on
+a thread (``warm``), so the first priced reply does not stall the event loop for ~0.15 s; a
+lookup before it is done waits for it rather than parsing again.
 
     cost_usd(["anthropic/claude-haiku-4-5", "claude-haiku-4-5"], TokenCounts(120, 30))
     max_output_tokens(["claude-haiku-4-5"])   # Anthropic needs max_tokens on every call
@@ -9,8 +11,8 @@ the first lookup, and only the few numbers agentv uses are kept per model.
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import dataclass
-from functools import lru_cache
 from importlib.util import find_spec
 from pathlib import Path
 from typing import Iterable, NamedTuple
@@ -54,15 +56,32 @@ def _price(entry: dict) -> Price:
                  int(limit) if isinstance(limit, (int, float)) else None)
 
 
-@lru_cache(maxsize=1)
-def price_table() -> dict[str, Price]:
-    """Model name → Price (empty when litellm's price file is not installed)."""
+def _read_table() -> dict[str, Price]:
     path = _price_file()
     if path is None:
         return {}
     raw = json.loads(path.read_text(encoding="utf-8"))
     return {name: _price(entry) for name, entry in raw.items()
             if isinstance(entry, dict) and name != "sample_spec"}
+
+
+_loaded: list[dict[str, Price]] = []  # the table, once read
+_reading = threading.Lock()
+
+
+def price_table() -> dict[str, Price]:
+    """Model name → Price (empty when litellm's price file is not installed)."""
+    if not _loaded:
+        with _reading:  # a warm-up under way: wait for it
+            if not _loaded:
+                _loaded.append(_read_table())
+    return _loaded[0]
+
+
+def warm() -> None:
+    """Read the price map on a background thread, once (a priced target's preflight)."""
+    if not _loaded and not _reading.locked():
+        threading.Thread(target=price_table, name="agentv-prices", daemon=True).start()
 
 
 def lookup(names: Iterable[str | None]) -> Price | None:

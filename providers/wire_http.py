@@ -24,7 +24,7 @@ from providers.base import (ConfigError, ProviderError, ProviderTimeout, Request
                             Target, Usage)
 from providers.llm import LLMProvider
 from providers.llm_errors import http_error, malformed
-from providers.prices import TokenCounts, cost_usd
+from providers.prices import TokenCounts, cost_usd, warm
 
 # finish reasons in OpenAI's vocabulary, whatever the wire said (litellm maps them alike)
 FINISH = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length",
@@ -86,6 +86,7 @@ class WireProvider(LLMProvider):
         self.config  # raises ConfigError listing what is missing
         if not self.model_name:
             raise ConfigError("must name a model", self.target.where, "model")
+        warm()  # its replies are priced: the price map is read while the run starts
 
     def headers(self, params: dict[str, Any]) -> dict[str, str]:
         extra = params.get("extra_headers") or {}
