@@ -6,7 +6,8 @@ sink (tasks/sink.py) has built the Parquet file and the statistics while the rec
 written; without one (a merged file) they are computed with pandas from the results:
 
 * ``agentv-cases-<suite>-<target>``: every case with score, verdict, hits, misses,
-  reasoning and errors (flows/case_table.py);
+  reasoning and errors (flows/case_table.py); past 2,000 cases in pages ``…-p1``, ``…-p2``
+  published while the cases run (flows/case_pages.py);
 * ``agentv-stats-…``: per target × evaluator n, mean, median, std, pass rate, error
   rate, p50/p95 latency, tokens, cost;
 * ``agentv-summary-…``: markdown summary, score histogram, trials, gate failures;
@@ -15,21 +16,21 @@ written; without one (a merged file) they are computed with pandas from the resu
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from prefect.artifacts import (
-    TableArtifact,
     acreate_link_artifact,
     acreate_markdown_artifact,
     acreate_table_artifact,
 )
 
-from flows.case_table import CASE_TABLE_COLUMNS, case_tables, collected_tables, suite_of
+from flows.case_pages import CasePages
+from flows.case_table import CASE_TABLE_COLUMNS, case_tables, suite_of
 from flows.naming import artifact_key
+from flows.table_artifact import create_table
 from tasks.gates import Gates, failed_gates, gate_failures, options_gates
 from tasks.junit import JUNIT_COLUMNS, write_junit
 from tasks.plan import EvalOptions
@@ -94,20 +95,16 @@ def _sink_summary(sink: RunSink, parquet: Path | None, options: EvalOptions, inf
     return summary
 
 
-class SerializedTable(TableArtifact):
-    """A table artifact serialized once, by us: Prefect's own path validates every row with
-    pydantic and copies it to replace NaNs (the case tables hold none) — ~0.2 s of the
-    event loop for a 20,000-case table."""
-
-    text: str = "[]"
-
-    async def aformat(self) -> str:
-        return self.text
-
-
 async def _case_table(key: str, description: str, rows: list[dict[str, Any]]) -> Any:
-    text = json.dumps(rows)
-    return await SerializedTable(key=key, table=[], text=text, description=description).acreate()
+    return await create_table(rows, description, key)
+
+
+def case_pages(sink: RunSink | None) -> CasePages | None:
+    """The run's case tables, published a page at a time while the cases run
+    (flows/case_pages.py); ``stop()`` them when the cases are done."""
+    if sink is None or sink.broken is not None:
+        return None
+    return CasePages(sink.cases, _case_table).start()
 
 
 def _table_artifacts(tables, stats: list[dict[str, Any]], suites: list[str],
@@ -115,7 +112,7 @@ def _table_artifacts(tables, stats: list[dict[str, Any]], suites: list[str],
     out = [_case_table(key, text, rows) if redacted
            else acreate_table_artifact(key=key, table=redact_rows(rows), description=text)
            for key, text, rows in tables]
-    if tables:
+    if stats:
         out.append(acreate_table_artifact(
             key=artifact_key("stats", suites, targets), table=stats,
             description="agentv: per target × evaluator statistics"))
@@ -135,12 +132,13 @@ def _file_artifacts(summary: dict[str, Any], wall_s: float, files: dict[str, str
 
 
 async def publish_results(results: str | Path, options: EvalOptions, wall_s: float,
-                          info: RunInfo | None = None, sink: RunSink | None = None
-                          ) -> dict[str, Any]:
+                          info: RunInfo | None = None, sink: RunSink | None = None,
+                          pages: CasePages | None = None) -> dict[str, Any]:
     """Write Parquet (+ JUnit), summarize, check the gates, publish the artifacts (all at
     once). With the run's ``sink`` the Parquet file, the statistics and the case rows were
-    built as the records were written: the case tables go out at once, while the summary
-    (bootstrap CI) is computed on a thread. Without it they come from the results file.
+    built as the records were written: the case tables (what ``pages`` did not publish
+    while the cases ran) go out at once, while the summary is computed on a thread.
+    Without it they come from the results file.
     ``summary["gate_failures"]`` lists the failed gates (empty: passed)."""
     info = info or RunInfo()
     files = {"results": str(Path(results).resolve())}
@@ -160,7 +158,8 @@ async def publish_results(results: str | Path, options: EvalOptions, wall_s: flo
         suites = sorted({suite_of(f"{f}::") if f else "unknown" for f, _ in sink.cases})
         targets = sorted({t for _, t in sink.cases})
         suites, targets = suites or ["none"], targets or ["none"]
-        tables = _table_artifacts(collected_tables(sink.cases), sink.tally.breakdown()
+        final = (pages or CasePages(sink.cases)).final_tables()
+        tables = _table_artifacts(final, sink.tally.breakdown()
                                   if sink.tally.total else [], suites, targets, True)
         creating = [asyncio.ensure_future(c) for c in tables]  # sent while we summarize
         summary = await asyncio.to_thread(_sink_summary, sink, parquet, options, info, files)

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from prefect.artifacts import acreate_table_artifact
-
 from flows.naming import slug
+from flows.table_artifact import create_table
 
 
 def batch_table(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -18,5 +17,5 @@ def batch_table(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 async def publish_batch_table(label: str, records: list[dict[str, Any]]) -> None:
-    await acreate_table_artifact(key=slug(f"agentv-batch-{label}"), table=batch_table(records),
-                                 description=f"Cases of batch {label}")
+    await create_table(batch_table(records), f"Cases of batch {label}",
+                       slug(f"agentv-batch-{label}"))

@@ -20,8 +20,9 @@ from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
 from flows.scrubbed import PERSIST, scrub_errors
-from flows.artifacts import publish_results
+from flows.artifacts import case_pages, publish_results
 from flows.batches import publish_batch_table
+from flows.case_pages import CasePages
 from flows.case_tasks import CaseTasks
 from flows.jsonflow import json_flow
 from flows.outcome import run_info
@@ -49,11 +50,12 @@ async def run_batch(label: str, session: RunSession, jobs: list[Job]) -> dict[st
 
 @task(name="summarize", cache_policy=NO_CACHE, persist_result=PERSIST)
 @scrub_errors
-async def summarize_stage(session: RunSession, wall_s: float) -> dict[str, Any]:
+async def summarize_stage(session: RunSession, wall_s: float,
+                          pages: CasePages | None = None) -> dict[str, Any]:
     """Parquet (+ JUnit) from the results file, the pandas summary, the quality gates,
     the run's artifacts."""
     return await publish_results(session.writer.path, session.plan.options, wall_s,
-                                 run_info(session.plan), sink=session.writer.sink)
+                                 run_info(session.plan), sink=session.writer.sink, pages=pages)
 
 
 async def _run_batches(session: RunSession, labelled: list[Batch]) -> None:
@@ -121,9 +123,14 @@ def _arm_signals(launch: Launch) -> None:
 
 
 async def _eval(session: RunSession, launch: Launch, started: float) -> Any:
-    await run_cases(session, launch.remote)
+    pages = case_pages(session.writer.sink)  # case tables published while the cases run
+    try:
+        await run_cases(session, launch.remote)
+    finally:
+        if pages is not None:
+            await pages.stop()
     wall = time.perf_counter() - started  # the same clock as the console's wall time
-    summary = await summarize_stage(session, wall)
+    summary = await summarize_stage(session, wall, as_is(pages))
     from prefect.runtime import flow_run
     control = session.control
     gate_failures: list[str] = summary.get("gate_failures") or []
