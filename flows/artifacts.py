@@ -83,9 +83,13 @@ def _file_summary(results: Path, options: EvalOptions, info: RunInfo,
     return summary, df
 
 
-def _sink_summary(sink: RunSink, parquet: Path | None, options: EvalOptions, info: RunInfo,
+def _sink_summary(sink: RunSink, options: EvalOptions, info: RunInfo,
                   files: dict[str, str]) -> dict[str, Any]:
-    """The summary the sink accumulated while the records were written (no pandas)."""
+    """The Parquet file closed, and the summary the sink accumulated while the records were
+    written (no pandas)."""
+    parquet = sink.finish()
+    if parquet is not None:
+        files["parquet"] = str(parquet.resolve())
     if options.junit:
         _junit(parquet or Path(files["results"]), options.junit, files)
     summary = sink.tally.summary()
@@ -119,16 +123,21 @@ def _table_artifacts(tables, stats: list[dict[str, Any]], suites: list[str],
     return out
 
 
-def _file_artifacts(summary: dict[str, Any], wall_s: float, files: dict[str, str],
-                    suites: list[str], targets: list[str]) -> list:
-    out = [acreate_markdown_artifact(
-        key=artifact_key("summary", suites, targets),
-        markdown=summary_markdown(summary, wall_s, files), description="agentv run summary")]
-    out += [acreate_link_artifact(key=artifact_key(f"{kind}-file", suites, targets),
+def _links(files: dict[str, str], suites: list[str], targets: list[str]) -> list:
+    return [acreate_link_artifact(key=artifact_key(f"{kind}-file", suites, targets),
                                   link=Path(path).as_uri(), link_text=f"{kind}: {Path(path).name}",
                                   description=f"agentv {kind} file")
             for kind, path in files.items()]
-    return out
+
+
+def _file_artifacts(summary: dict[str, Any], wall_s: float, files: dict[str, str],
+                    suites: list[str], targets: list[str], sent: frozenset[str] = frozenset()
+                    ) -> list:
+    """The summary, and the links to the files (but those ``sent`` already)."""
+    out = [acreate_markdown_artifact(
+        key=artifact_key("summary", suites, targets),
+        markdown=summary_markdown(summary, wall_s, files), description="agentv run summary")]
+    return out + _links({k: v for k, v in files.items() if k not in sent}, suites, targets)
 
 
 async def publish_results(results: str | Path, options: EvalOptions, wall_s: float,
@@ -137,11 +146,13 @@ async def publish_results(results: str | Path, options: EvalOptions, wall_s: flo
     """Write Parquet (+ JUnit), summarize, check the gates, publish the artifacts (all at
     once). With the run's ``sink`` the Parquet file, the statistics and the case rows were
     built as the records were written: the case tables (what ``pages`` did not publish
-    while the cases ran) go out at once, while the summary is computed on a thread.
+    while the cases ran), the statistics and the results file's link go out at once, while
+    the Parquet file is closed and the summary computed on a thread.
     Without it they come from the results file.
     ``summary["gate_failures"]`` lists the failed gates (empty: passed)."""
     info = info or RunInfo()
     files = {"results": str(Path(results).resolve())}
+    sent: frozenset[str] = frozenset()
     if sink is not None and sink.broken is not None:
         sink.finish()  # the Parquet file is written again from the results file
         sink = None
@@ -152,18 +163,17 @@ async def publish_results(results: str | Path, options: EvalOptions, wall_s: flo
         creating = _table_artifacts(case_tables(df) if len(df) else [],
                                     breakdown(df) if len(df) else [], suites, targets, False)
     else:
-        parquet = sink.finish()
-        if parquet is not None:
-            files["parquet"] = str(parquet.resolve())
         suites = sorted({suite_of(f"{f}::") if f else "unknown" for f, _ in sink.cases})
         targets = sorted({t for _, t in sink.cases})
         suites, targets = suites or ["none"], targets or ["none"]
         final = (pages or CasePages(sink.cases)).final_tables()
         tables = _table_artifacts(final, sink.tally.breakdown()
                                   if sink.tally.total else [], suites, targets, True)
+        tables += _links(dict(files), suites, targets)  # the results file is complete
         creating = [asyncio.ensure_future(c) for c in tables]  # sent while we summarize
-        summary = await asyncio.to_thread(_sink_summary, sink, parquet, options, info, files)
-    creating += _file_artifacts(summary, wall_s, files, suites, targets)
+        summary = await asyncio.to_thread(_sink_summary, sink, options, info, files)
+        sent = frozenset({"results"})
+    creating += _file_artifacts(summary, wall_s, files, suites, targets, sent)
     await asyncio.gather(*creating)
     summary["files"] = files
     return summary
