@@ -6,7 +6,7 @@ sink (tasks/sink.py) has built the Parquet file and the statistics while the rec
 written; without one (a merged file) they are computed with pandas from the results:
 
 * ``agentv-cases-<suite>-<target>``: every case with score, verdict, hits, misses,
-  reasoning and errors (flows/case_table.py); past 2,000 cases in pages ``…-p1``, ``…-p2``
+  reasoning and errors (flows/case_table.py); past 1,000 cases in pages ``…-p1``, ``…-p2``
   published while the cases run (flows/case_pages.py);
 * ``agentv-stats-…``: per target × evaluator n, mean, median, std, pass rate, error
   rate, p50/p95 latency, tokens, cost;

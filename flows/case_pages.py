@@ -2,13 +2,14 @@
 time, so the end of a large run does not send every case at once (~0.6 s for 20,000
 rows, most of it the Prefect server storing them).
 
-A table of up to ``WHOLE_ROWS`` cases is published whole at the end under
+A table of up to ``PAGE_ROWS`` cases is published whole at the end under
 ``agentv-cases-<suite>-<target>``, as before. Past that it is paged: while the cases run,
 ``CasePages`` looks at the case rows the run's sink collects (``RunSink.cases``) every
-``POLL_S``, and each ``PAGE_ROWS`` rows not yet published go out as one page, sorted by
-case id, under ``agentv-cases-<suite>-<target>-p<k>`` (k = 1, 2, … in the order the cases
-finished; the description names its first and last case). At the end (``final_tables``)
-what is left is the table's last page.
+``POLL_S``, and once more than ``PAGE_ROWS`` rows are not yet published, the next
+``PAGE_ROWS`` go out as one page, sorted by case id, under
+``agentv-cases-<suite>-<target>-p<k>`` (k = 1, 2, … in the order the cases finished; the
+description names its first and last case). At the end (``final_tables``) what is left is
+the table's last page.
 """
 from __future__ import annotations
 
@@ -20,8 +21,7 @@ from flows.case_table import collected_tables, suite_of
 from flows.naming import artifact_key
 from tasks.case_rows import CASE_ROW_KEYS
 
-WHOLE_ROWS = 2000  # a table this long goes out whole, at the end
-PAGE_ROWS = 1000  # past it: pages this long, while the cases run
+PAGE_ROWS = 1000  # a table this long goes out whole at the end; past it, in pages
 POLL_S = 0.25
 log = logging.getLogger("agentv.artifacts")
 Part = tuple[str, str]  # (eval file, target) as the sink groups its rows
@@ -75,9 +75,6 @@ class CasePages:
         """Pages of ``PAGE_ROWS`` rows of every table holding more than that unsent."""
         out = []
         for (suite, target), parts in self._unsent().items():
-            unsent = sum(len(self.cases[p]) - self.sent.get(p, 0) for p in parts)
-            if (suite, target) not in self.pages and unsent <= WHOLE_ROWS:
-                continue
             while sum(len(self.cases[p]) - self.sent.get(p, 0) for p in parts) > PAGE_ROWS:
                 number = self.pages[(suite, target)] = self.pages.get((suite, target), 0) + 1
                 out.append(page_table(suite, target, number, self._take(parts, PAGE_ROWS)))

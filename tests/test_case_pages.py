@@ -1,4 +1,4 @@
-"""The run-level case table, paged past 2,000 cases and published while the cases run
+"""The run-level case table, paged past 1,000 cases and published while the cases run
 (flows/case_pages.py): every case exactly once, each page sorted by case id, a table
 that fits published whole under its usual key. End to end: the real `agentv eval` in a
 subprocess against the session's Prefect server, read back through the Prefect API."""
@@ -8,7 +8,7 @@ import asyncio
 import json
 import re
 
-from flows.case_pages import PAGE_ROWS, WHOLE_ROWS, CasePages
+from flows.case_pages import PAGE_ROWS, CasePages
 from flows.case_table import collected_tables
 from tasks.case_rows import CASE_ROW_KEYS
 
@@ -19,24 +19,24 @@ def rows(n: int, start: int = 0) -> list[tuple]:
 
 
 def test_a_table_that_fits_is_published_whole_at_the_end():
-    cases = {("evals/a.yaml", "t"): rows(WHOLE_ROWS)}
+    cases = {("evals/a.yaml", "t"): rows(PAGE_ROWS)}
     pages = CasePages(cases)
     assert pages.full_pages() == []
     assert pages.final_tables() == collected_tables(cases)
 
 
 def test_past_the_limit_pages_cover_every_case_once_in_id_order():
-    cases = {("evals/a.yaml", "t"): rows(WHOLE_ROWS + 1), ("evals/b.yaml", "t"): rows(5)}
+    cases = {("evals/a.yaml", "t"): rows(2 * PAGE_ROWS + 1), ("evals/b.yaml", "t"): rows(5)}
     pages = CasePages(cases)
     early = pages.full_pages()
     assert [k for k, _, _ in early] == ["agentv-cases-a-t-p1", "agentv-cases-a-t-p2"]
-    cases[("evals/a.yaml", "t")] += rows(10, start=WHOLE_ROWS + 1)  # more arrive
+    cases[("evals/a.yaml", "t")] += rows(10, start=2 * PAGE_ROWS + 1)  # more arrive
     assert pages.full_pages() == []  # 11 unsent: not a page yet
     final = pages.final_tables()
     assert [k for k, _, _ in final] == ["agentv-cases-b-t", "agentv-cases-a-t-p3"]
     paged = [r for _, _, table in early + final[1:] for r in table]
     assert sorted(r["eval_id"] for r in paged) == [f"case-{i:05d}" for i in
-                                                   range(WHOLE_ROWS + 11)]
+                                                   range(2 * PAGE_ROWS + 11)]
     for _, description, table in early:
         ids = [r["eval_id"] for r in table]
         assert len(table) == PAGE_ROWS and ids == sorted(ids)
@@ -46,7 +46,7 @@ def test_past_the_limit_pages_cover_every_case_once_in_id_order():
 
 
 def test_a_large_run_publishes_its_case_pages_while_the_cases_run(cli, tmp_path):
-    n = WHOLE_ROWS + 600
+    n = 2 * PAGE_ROWS + 600
     lines = ["$schema: agentv-eval-v2", "evalcases:"]
     lines += [f"  - id: case-{i:05d}\n    input: q{i}\n    evaluators:\n"
               f"      - {{name: c, type: contains, value: ok}}" for i in range(n)]
