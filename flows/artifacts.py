@@ -174,6 +174,8 @@ async def publish_results(results: str | Path, options: EvalOptions, wall_s: flo
         summary = await asyncio.to_thread(_sink_summary, sink, options, info, files)
         sent = frozenset({"results"})
     creating += _file_artifacts(summary, wall_s, files, suites, targets, sent)
+    if pages is not None:
+        creating.append(pages.sent())  # a page taken as the last cases finished
     await asyncio.gather(*creating)
     summary["files"] = files
     return summary

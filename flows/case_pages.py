@@ -43,13 +43,13 @@ def page_table(suite: str, target: str, number: int, rows: list[tuple[Any, ...]]
 
 class CasePages:
     """The pages of one run's case tables: which rows went out, and the poller sending
-    full pages while the cases run (``start`` / ``stop``)."""
+    full pages while the cases run (``start``, ``stop``, ``sent``)."""
 
     def __init__(self, cases: dict[Part, list[tuple[Any, ...]]],
                  publish: Any = None) -> None:
         self.cases = cases
         self.publish = publish  # async (key, description, rows) → None
-        self.sent: dict[Part, int] = {}  # rows of each part already in a page
+        self.taken: dict[Part, int] = {}  # rows of each part already in a page
         self.pages: dict[tuple[str, str], int] = {}  # (suite, target) → pages published
         self._poller: asyncio.Task | None = None
         self._stopping = asyncio.Event() if publish is not None else None
@@ -57,25 +57,25 @@ class CasePages:
     def _unsent(self) -> dict[tuple[str, str], list[Part]]:
         tables: dict[tuple[str, str], list[Part]] = {}
         for part in sorted(self.cases):
-            if len(self.cases[part]) > self.sent.get(part, 0):
+            if len(self.cases[part]) > self.taken.get(part, 0):
                 tables.setdefault((_suite(part), part[1]), []).append(part)
         return tables
 
     def _take(self, parts: list[Part], limit: int | None) -> list[tuple[Any, ...]]:
         rows: list[tuple[Any, ...]] = []
         for part in parts:
-            start = self.sent.get(part, 0)
+            start = self.taken.get(part, 0)
             end = len(self.cases[part]) if limit is None else min(
                 len(self.cases[part]), start + limit - len(rows))
             rows += self.cases[part][start:end]
-            self.sent[part] = end
+            self.taken[part] = end
         return rows
 
     def full_pages(self) -> list[Table]:
         """Pages of ``PAGE_ROWS`` rows of every table holding more than that unsent."""
         out = []
         for (suite, target), parts in self._unsent().items():
-            while sum(len(self.cases[p]) - self.sent.get(p, 0) for p in parts) > PAGE_ROWS:
+            while sum(len(self.cases[p]) - self.taken.get(p, 0) for p in parts) > PAGE_ROWS:
                 number = self.pages[(suite, target)] = self.pages.get((suite, target), 0) + 1
                 out.append(page_table(suite, target, number, self._take(parts, PAGE_ROWS)))
         return out
@@ -111,9 +111,13 @@ class CasePages:
                 except Exception as err:  # noqa: BLE001 - a page lost is logged, the run goes on
                     log.warning("could not publish %s: %s", table[0], err)
 
-    async def stop(self) -> None:
-        """No more pages while running: the one being sent completes, the rest is final."""
-        if self._poller is not None and self._stopping is not None:
+    def stop(self) -> None:
+        """The cases are done: no new page is taken (what is left is final); a page being
+        sent completes (``sent``) while the summary is made."""
+        if self._stopping is not None:
             self._stopping.set()
+
+    async def sent(self) -> None:
+        """The pages taken while the cases ran have been published."""
+        if self._poller is not None:
             await asyncio.gather(self._poller, return_exceptions=True)
-            self._poller = None

@@ -128,7 +128,7 @@ async def _eval(session: RunSession, launch: Launch, started: float) -> Any:
         await run_cases(session, launch.remote)
     finally:
         if pages is not None:
-            await pages.stop()
+            pages.stop()
     wall = time.perf_counter() - started  # the same clock as the console's wall time
     summary = await summarize_stage(session, wall, as_is(pages))
     from prefect.runtime import flow_run

@@ -8,7 +8,7 @@ import asyncio
 import json
 import re
 
-from flows.case_pages import PAGE_ROWS, CasePages
+from flows.case_pages import PAGE_ROWS, POLL_S, CasePages
 from flows.case_table import collected_tables
 from tasks.case_rows import CASE_ROW_KEYS
 
@@ -43,6 +43,28 @@ def test_past_the_limit_pages_cover_every_case_once_in_id_order():
         assert description.endswith(f"({PAGE_ROWS} case(s): {ids[0]} … {ids[-1]})")
     assert set(early[0][2][0]) == set(CASE_ROW_KEYS)
     assert CasePages(cases).final_tables()[0][0] == "agentv-cases-a-t"  # nothing was paged
+
+
+def test_the_poller_sends_full_pages_until_stopped():
+    published: list[tuple[str, int]] = []
+
+    async def publish(key: str, description: str, table: list[dict]) -> None:
+        await asyncio.sleep(0.01)
+        published.append((key, len(table)))
+
+    async def run() -> list:
+        cases: dict = {("evals/a.yaml", "t"): []}
+        pages = CasePages(cases, publish).start()
+        cases[("evals/a.yaml", "t")] += rows(PAGE_ROWS + 5)
+        await asyncio.sleep(POLL_S * 3)
+        assert published == [("agentv-cases-a-t-p1", PAGE_ROWS)]
+        cases[("evals/a.yaml", "t")] += rows(PAGE_ROWS, start=PAGE_ROWS + 5)
+        pages.stop()  # the cases are done: nothing more is taken by the poller
+        await pages.sent()
+        return pages.final_tables()
+    final = asyncio.run(run())
+    assert published == [("agentv-cases-a-t-p1", PAGE_ROWS)]
+    assert [(k, len(t)) for k, _, t in final] == [("agentv-cases-a-t-p2", PAGE_ROWS + 5)]
 
 
 def test_a_large_run_publishes_its_case_pages_while_the_cases_run(cli, tmp_path):
