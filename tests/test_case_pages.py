@@ -91,6 +91,25 @@ def test_a_large_run_publishes_its_case_pages_while_the_cases_run(cli, tmp_path)
     assert all(a.key.startswith("agentv-batch-big-yaml-default-") for a in batches)
     # the first page went out while cases were still running
     assert pages[0].created < max(a.created for a in batches)
+    _pages_in_the_ui(proc.stdout, [a.key for a in pages])
+
+
+def _pages_in_the_ui(stdout: str, keys: list[str]) -> None:
+    """The flow run's Artifacts tab lists the pages sent while the cases ran (the last one
+    is the summarize task's); a page opens on its cases; each key has its history page."""
+    from tests.browser import Browser, chromium, click_text
+    url = re.search(r"prefect flow run: (\S+)", stdout).group(1)
+    with Browser(chromium()) as b:
+        b.open(url)
+        b.wait_for_text("big × default", timeout=90)
+        click_text(b, "Artifacts")
+        b.wait_for_text(keys[0])
+        click_text(b, keys[0])
+        b.wait_for_text("page 1 (1000 case(s): case-", "eval_id", "verdict", "case-00000")
+        b.screenshot("prefect-case-page.png")
+        for key in keys:
+            b.open(f"{url.split('/flow-runs/')[0]}/artifacts/key/{key}")
+            b.wait_for_text(key, f"page {key.rsplit('-p', 1)[1]} (")
 
 
 def _artifacts(flow_run_id: str) -> list:
