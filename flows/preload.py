@@ -11,7 +11,7 @@ import importlib
 import os
 import threading
 
-HEAVY = ("flows.pipeline", "aiohttp", "pyarrow.parquet")  # pandas: only --junit, reports
+HEAVY = ("flows.pipeline", "aiohttp")  # pyarrow, pandas: only --junit, reports
 _started: list[threading.Thread] = []
 
 

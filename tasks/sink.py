@@ -4,54 +4,25 @@ statistics (``tasks.tally``); and the case table rows. ``finish`` closes the Par
 (written under a temporary name, renamed when complete, so a reader never sees half a
 file) and returns its path.
 
-pyarrow's import (~0.2 s CPU) starts on a background thread when the sink is made, so the
-first row group does not stall the event loop. A Parquet write that fails (disk full)
-drops the Parquet file only; the results file and the statistics are unaffected.
+The Parquet file is written by ``tasks.parquet_writer`` (pure Python: a run never imports
+pyarrow, ~50 MB of memory). A Parquet write that fails (disk full, a value the schema
+cannot hold) drops the Parquet file only; the results file and the statistics are
+unaffected.
 """
 from __future__ import annotations
 
-import json
 import logging
-import threading
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from tasks.case_rows import case_row
+from tasks.parquet_writer import ParquetWriter
 from tasks.redact import redact
-from tasks.results import arrow_schema, iter_records, record_to_row
+from tasks.results import COLUMN_TYPES, SCHEMA_VERSION, iter_records, record_to_row
 from tasks.tally import Tally
 
 ROWS_PER_GROUP = 500
 log = logging.getLogger("agentv.sink")
-
-
-def _import_pyarrow() -> None:
-    try:
-        import pyarrow.json  # noqa: F401
-        import pyarrow.parquet  # noqa: F401
-    except Exception:  # noqa: BLE001 - the real import reports it
-        pass
-
-
-def _table(rows: list[dict[str, Any]], schema: Any) -> Any:
-    """Rows → an Arrow table of ``schema``, parsed by Arrow's JSON reader: converting Python
-    lists with ``pa.array`` would import pandas (~0.4 s CPU, ~40 MB) just to ask whether
-    each column is a pandas object. Rows Arrow's JSON cannot carry (NaN) go the slow way."""
-    import pyarrow as pa
-    import pyarrow.json as pj
-    try:
-        text = "".join(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n"
-                       for row in rows)
-    except ValueError:
-        return pa.Table.from_pylist(rows, schema=schema)
-    data = text.encode("utf-8")
-    table = pj.read_json(pa.py_buffer(data),  # one block: rows may be any size
-                         read_options=pj.ReadOptions(use_threads=False,
-                                                     block_size=len(data) + 1),
-                         parse_options=pj.ParseOptions(explicit_schema=schema,
-                                                       unexpected_field_behavior="ignore"),
-                         memory_pool=pa.system_memory_pool())
-    return table.select(schema.names).cast(schema)
 
 
 class ParquetStream:
@@ -62,10 +33,10 @@ class ParquetStream:
         self.tmp = path.with_name(path.name + ".tmp")
         self.rows_per_group = rows_per_group
         self.pending: list[dict[str, Any]] = []
-        self._writer: Any = None
+        self._file: IO[bytes] | None = None
+        self._writer: ParquetWriter | None = None
         self.failed: str | None = None
         self.rows = 0
-        threading.Thread(target=_import_pyarrow, name="agentv-pyarrow", daemon=True).start()
 
     def add(self, row: dict[str, Any]) -> None:
         if self.failed is None:
@@ -76,30 +47,31 @@ class ParquetStream:
     def flush(self) -> None:
         if self.failed is not None or not self.pending:
             return
-        import pyarrow as pa
-        import pyarrow.parquet as pq
         try:
-            schema = arrow_schema()
-            if self._writer is None:
-                self._writer = pq.ParquetWriter(self.tmp, schema,
-                                                memory_pool=pa.system_memory_pool())
-            self._writer.write_table(_table(self.pending, schema))
+            self._open().write_rows(self.pending)
             self.rows += len(self.pending)
-        except Exception as err:  # noqa: BLE001 - disk full, or a row Arrow refuses: the
-            self._fail(err)       # Parquet file is dropped, never the run or its results
+        except Exception as err:  # noqa: BLE001 - disk full, or a value the schema cannot
+            self._fail(err)       # hold: the Parquet file is dropped, never the run
         self.pending = []
+
+    def _open(self) -> ParquetWriter:
+        if self._writer is None:
+            self._file = open(self.tmp, "wb")
+            self._writer = ParquetWriter(self._file, COLUMN_TYPES,
+                                         {"agentv_schema_version": SCHEMA_VERSION})
+        return self._writer
 
     def _fail(self, err: Exception) -> None:
         self.failed = str(getattr(err, "strerror", None) or err)
         log.warning("could not write the Parquet file: %s", self.failed)
-        self._close_writer()
+        self._close_file()
         self.tmp.unlink(missing_ok=True)
 
-    def _close_writer(self) -> None:
-        writer, self._writer = self._writer, None
-        if writer is not None:
+    def _close_file(self) -> None:
+        file, self._file, self._writer = self._file, None, None
+        if file is not None:
             try:
-                writer.close()
+                file.close()
             except OSError:
                 pass
 
@@ -109,13 +81,10 @@ class ParquetStream:
         if self.failed is not None:
             return None
         try:
-            if self._writer is None:  # no record: an empty file with the schema
-                import pyarrow as pa
-                import pyarrow.parquet as pq
-                self._writer = pq.ParquetWriter(self.tmp, arrow_schema(),
-                                                memory_pool=pa.system_memory_pool())
-            self._writer.close()
-            self._writer = None
+            self._open().close()  # no record: an empty file with the schema
+            assert self._file is not None
+            self._file.close()
+            self._file = self._writer = None
             self.tmp.replace(self.path)
         except OSError as err:
             self._fail(err)

@@ -152,6 +152,7 @@ try:
 except SystemExit as exit_:
     print('EXIT', exit_.code)
 print('PANDAS', 'pandas' in sys.modules)
+print('PYARROW', 'pyarrow' in sys.modules)
 """
 
 
@@ -167,7 +168,7 @@ def _mock_suite(tmp_path, n: int):
     return f, sys.executable
 
 
-def test_a_run_streams_its_parquet_and_never_imports_pandas(prefect_api, tmp_path):
+def test_a_run_streams_its_parquet_and_never_imports_pandas_or_pyarrow(prefect_api, tmp_path):
     import os
     import subprocess
 
@@ -179,6 +180,7 @@ def test_a_run_streams_its_parquet_and_never_imports_pandas(prefect_api, tmp_pat
                           capture_output=True, text=True, timeout=180)
     assert "EXIT 0" in proc.stdout, proc.stdout + proc.stderr
     assert "PANDAS False" in proc.stdout  # the summary never needed pandas
+    assert "PYARROW False" in proc.stdout  # nor the Parquet file pyarrow (~50 MB)
     streamed = pq.read_table(tmp_path / "r.parquet")
     assert streamed.num_rows == 30 and not (tmp_path / "r.parquet.tmp").exists()
     assert streamed.equals(pq.read_table(write_parquet(out, tmp_path / "whole.parquet")))
