@@ -15,7 +15,7 @@ def batches_of(jobs: list[Job], size: int, whole: frozenset[str] = frozenset()) 
     Groups of ``whole`` targets (provider_batching) stay one batch."""
     groups: dict[tuple[str, str], list[Job]] = {}
     for job in jobs:
-        groups.setdefault((job.case.file, job.target), []).append(job)
+        groups.setdefault((job.file, job.target), []).append(job)  # builds no case
     out = []
     for (file, target), group in groups.items():
         name = file.rsplit("/", 1)[-1]

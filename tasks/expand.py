@@ -8,10 +8,10 @@ with ``<file: path="…">`` references, and the files as data (``guideline_paths
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from providers.base import Request
+from tasks.case_store import CaseRef
 from tasks.files import EvalCase
 from tasks.messages import Message, Segment
 from tasks.prompts import Mode, guideline_segments, llm_chat, prompt_inputs
@@ -22,16 +22,36 @@ AGENT_PROVIDER_KINDS = frozenset({"codex", "copilot-cli", "pi-coding-agent", "cl
                                   "vscode", "vscode-insiders"})
 
 
-@dataclass
 class Job:
-    case: EvalCase
-    target: str
-    trial: int = 0
-    key: str = ""
+    """One case × target × trial. ``case`` is an ``EvalCase``, or a loaded file's
+    ``CaseRef``: then the case is built when the job looks at it (``job.case``) and
+    ``job.file`` / ``job.key`` never build it."""
 
-    def __post_init__(self) -> None:
-        if not self.key:
-            self.key = case_key(self.case.file, self.case.id, self.target, self.trial)
+    __slots__ = ("_case", "target", "trial", "key")
+
+    def __init__(self, case: EvalCase | CaseRef, target: str, trial: int = 0,
+                 key: str = "") -> None:
+        self._case, self.target, self.trial = case, target, trial
+        self.key = key or case_key(case.file, case.id, target, trial)
+
+    @property
+    def case(self) -> EvalCase:
+        case = self._case
+        return case.get() if isinstance(case, CaseRef) else case
+
+    @property
+    def file(self) -> str:
+        return self._case.file
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Job) and (self.key, self.target, self.trial) == (
+            other.key, other.target, other.trial)
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __repr__(self) -> str:
+        return f"Job({self.key!r})"
 
 
 def case_key(file: str, eval_id: str, target: str, trial: int) -> str:

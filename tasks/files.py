@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from evaluators.base import Evaluator
 from evaluators.registry import build_evaluators
 from providers.errors import ConfigError
+from tasks.case_store import CaseRef, CaseStore, LazyCases, Packed, pack, unpack
 from tasks.gates import Gates, parse_gates
 from tasks.messages import Message, guideline_patterns, parse_messages
 from tasks.jsonl import EVAL_SCHEMA, load_jsonl
@@ -59,7 +60,7 @@ class EvalSuite:
     dataset: str = ""
     target: str | None = None
     trials: int | None = None
-    cases: list[EvalCase] = field(default_factory=list)
+    cases: Sequence[EvalCase] = field(default_factory=list)  # a loaded file's: LazyCases
     warnings: list[str] = field(default_factory=list)
     has_schema: bool = True
     gates: Gates = field(default_factory=Gates)  # execution: fail_under, min_pass_rate, …
@@ -207,7 +208,7 @@ def load_suite(path: str | Path, warn: Callable[[str], None] | None = None) -> E
     if p.suffix == ".jsonl":
         data, lines = load_jsonl(p)
     else:
-        data = load_yaml_file(p)
+        data = load_yaml_file(p, pack)
         lines = None
     spath = str(p)
     # file-level keys: the JSONL sidecar, if any
@@ -236,13 +237,31 @@ def load_suite(path: str | Path, warn: Callable[[str], None] | None = None) -> E
         line = data.line_of("evalcases") if "evalcases" in data else data.line
         raise ConfigError("must be a list of eval cases" if "evalcases" in data
                           else "required field missing", f"{spath}:{line}", "evalcases")
+    suite.cases = LazyCases(_validated_cases(raw_cases, lines, spath, suite, defaults, emit))
+    return suite
+
+
+def _validated_cases(raw_cases: list, lines: list[int] | None, spath: str, suite: EvalSuite,
+                     defaults: list[Evaluator], emit: Callable[[str], None]) -> list[CaseRef]:
+    """Each case built once from its packed form (as a job will build it), checked, and let
+    go: what is kept is the packed case and a ``CaseRef``."""
+    store = CaseStore(lambda raw, line: parse_case(raw, spath, line, suite, defaults, _quiet))
     seen: dict[str, int] = {}
-    for i, raw in enumerate(raw_cases):
+    refs = []
+    for i in range(len(raw_cases)):
         line = lines[i] if lines else _line_of(raw_cases, i)
-        case = parse_case(raw, spath, line, suite, defaults, emit)
+        item = raw_cases[i]
+        packed = item if isinstance(item, Packed) else pack(item)
+        raw_cases[i] = None  # the unpacked mapping goes as soon as it is packed
+        case = parse_case(unpack(packed), spath, line, suite, defaults, emit)
         if case.id in seen:
             raise ConfigError(f"duplicate eval case id '{case.id}' (first at line {seen[case.id]})",
                               f"{spath}:{line}", "id")
         seen[case.id] = line
-        suite.cases.append(case)
-    return suite
+        store.packed.append(packed)
+        refs.append(CaseRef(store, i, case))
+    return refs
+
+
+def _quiet(_message: str) -> None:
+    """Warnings of a case built again for its job: given once already, when loaded."""

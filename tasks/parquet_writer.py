@@ -90,7 +90,7 @@ def _bits(flags: list[bool], nbytes: int) -> bytes:
 
 def _plain(kind: str, values: list[Any]) -> bytes:
     if kind == "string":
-        parts = []
+        parts: list[bytes] = []
         for v in values:
             if not isinstance(v, str):
                 raise TypeError(f"expected a string, got {type(v).__name__}")

@@ -39,7 +39,7 @@ def build_runtimes(plan: Plan) -> dict[str, TargetRuntime]:
     built: dict[str, tuple[BaseProvider, RetryingProvider]] = {}
     for name, target in plan.targets.items():
         provider = build_provider(target)
-        files = dict.fromkeys(job.case.file for job in plan.jobs if job.target == name)
+        files = dict.fromkeys(job.file for job in plan.jobs if job.target == name)
         provider.use_eval_dirs([str(Path(file).resolve().parent) for file in files])
         provider.check()
         register(secret_values([target]))  # keys check() found (env defaults) too

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import yaml
 
@@ -100,8 +100,10 @@ class _Builder:
     """Builds LineDict/LineList straight from parser events: no node graph is kept, so a
     20,000-case file costs the memory of its values, not of its YAML nodes."""
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, pack: Callable[[Any], Any] | None = None):
         self.name = name
+        self.pack = pack  # applied to each item of the top-level ``evalcases`` list
+        self.packing: LineList | None = None
         self.stack: list[list[Any]] = []  # [container, pending key, key line, size]
         self.anchors: dict[str, Any] = {}
         self.sizes: dict[int, int] = {}  # id(anchored container) -> values inside, expanded
@@ -124,7 +126,8 @@ class _Builder:
         frame[3] += size
         container = frame[0]
         if isinstance(container, LineList):
-            container.append(value)
+            container.append(self.pack(value) if container is self.packing and self.pack
+                             else value)
             container.item_lines.append(line)
         elif frame[1] is _NO_KEY:
             if isinstance(value, (dict, list)):
@@ -164,6 +167,9 @@ class _Builder:
         if event.anchor:
             self.anchors[event.anchor] = container
             self.anchored.add(id(container))
+        if len(self.stack) == 1 and self.stack[0][1] == "evalcases" and \
+                isinstance(container, LineList) and isinstance(self.stack[0][0], LineDict):
+            self.packing = container  # each case is packed as soon as it is complete
         self.stack.append([container, _NO_KEY, 0, 0])
 
     def close(self) -> None:
@@ -226,8 +232,11 @@ def _key_text(value: Any) -> str:
 _NO_KEY = object()
 
 
-def parse_yaml(text: str, name: str) -> Any:
-    builder = _Builder(name)
+def parse_yaml(text: str, name: str, pack: Callable[[Any], Any] | None = None) -> Any:
+    """The document as LineDict/LineList; ``pack`` (if given) turns each item of a top-level
+    ``evalcases`` list into what is kept of it as soon as the item is complete, so the
+    whole tree of a big suite never exists at once."""
+    builder = _Builder(name, pack)
     try:
         for event in yaml.parse(text.removeprefix("\ufeff"), Loader=_Loader):
             builder.feed(event)
@@ -270,8 +279,8 @@ def read_text(path: str | Path) -> str:
                           "UTF-8)", f"{path}:{line}") from None
 
 
-def load_yaml_file(path: str | Path) -> Any:
-    return parse_yaml(read_text(path), str(path))
+def load_yaml_file(path: str | Path, pack: Callable[[Any], Any] | None = None) -> Any:
+    return parse_yaml(read_text(path), str(path), pack)
 
 
 def where(path: str | Path, obj: Any = None, key: str | int | None = None) -> str:

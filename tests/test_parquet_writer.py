@@ -80,7 +80,8 @@ def test_pandas_reads_the_same_frame(tmp_path):
     rows = random_rows(300, seed=5)
     write(tmp_path / "mine.parquet", [rows[:120], rows[120:]])
     pq.write_table(pa.Table.from_pylist(rows, schema=arrow_schema()), tmp_path / "ref.parquet")
-    mine, ref = pd.read_parquet(tmp_path / "mine.parquet"), pd.read_parquet(tmp_path / "ref.parquet")
+    mine = pd.read_parquet(tmp_path / "mine.parquet")
+    ref = pd.read_parquet(tmp_path / "ref.parquet")
     assert list(mine.dtypes) == list(ref.dtypes)
     assert mine.equals(ref)
 
