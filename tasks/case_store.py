@@ -11,6 +11,7 @@ packed bytes and a ``CaseRef`` per case (id, line, target, trials). A job builds
 from __future__ import annotations
 
 import marshal
+import sys
 from collections import OrderedDict
 from typing import Any, Callable, Iterator, Sequence, overload
 
@@ -102,7 +103,7 @@ class CaseRef:
 
     def __init__(self, store: CaseStore, index: int, case: EvalCase) -> None:
         self.store, self.index = store, index
-        self.id, self.file, self.line = case.id, case.file, case.line
+        self.id, self.file, self.line = sys.intern(case.id), case.file, case.line
         self.target, self.trials = case.target, case.trials
 
     @property

@@ -12,10 +12,11 @@ unaffected.
 from __future__ import annotations
 
 import logging
+import sys
 from pathlib import Path
 from typing import IO, Any
 
-from tasks.case_rows import case_row
+from tasks.case_rows import CASE_ROW_KEYS, case_row
 from tasks.parquet_writer import ParquetWriter
 from tasks.redact import redact
 from tasks.results import COLUMN_TYPES, SCHEMA_VERSION, iter_records, record_to_row
@@ -92,6 +93,22 @@ class ParquetStream:
         return self.path
 
 
+_ID, _HITS, _MISSES, _REASONING = (CASE_ROW_KEYS.index(k) for k in
+                                   ("eval_id", "hits", "misses", "reasoning"))
+
+
+def _compact(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A case row kept until the end of the run: its id is the plan's string (interned),
+    reasoning equal to the row's hits or misses text (one evaluator's) shares it."""
+    values = list(row)
+    if isinstance(values[_ID], str):
+        values[_ID] = sys.intern(values[_ID])
+    for same in (_MISSES, _HITS):
+        if values[_REASONING] == values[same]:
+            values[_REASONING] = values[same]
+    return tuple(values)
+
+
 class RunSink:
     """Each written record → one Parquet row, the tally, a case table row."""
 
@@ -121,8 +138,8 @@ class RunSink:
         self.tally.add(row, results)
         key = row["case_key"]
         file = key.split("::")[0] if isinstance(key, str) else ""
-        self.cases.setdefault((file, row["target"] or ""), []).append(tuple(
-            redact(v) if isinstance(v, str) else v for v in case_row(row, results).values()))
+        self.cases.setdefault((file, row["target"] or ""), []).append(_compact(tuple(
+            redact(v) if isinstance(v, str) else v for v in case_row(row, results).values())))
 
     def add_file(self, results: Path) -> None:
         """The records already in a results file (``--resume`` continues it)."""

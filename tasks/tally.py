@@ -6,7 +6,8 @@ second pass over the results file).
 (same keys, same numbers), ``breakdown()`` what ``tasks.stats.breakdown`` does, and
 ``suite_summary(file)`` the numbers the quality gates check for one eval file. What it
 keeps per record is compact: floats in arrays and, per case (target × dataset × eval_id),
-a score sum, a trial count and a pass count (the bootstrap CI and pass@k need them).
+its index into arrays of score sums, trial counts and pass counts (the bootstrap CI and
+pass@k need them).
 """
 from __future__ import annotations
 
@@ -48,8 +49,10 @@ class Tally:
         self.input_tokens = self.output_tokens = 0
         self.cost = self.judge_cost = 0.0
         self.cost_known = False
-        self.cases: dict[tuple[str, str, str], list[float]] = {}  # [score sum, n, passes]
-        self.targets_of: dict[tuple[str, str, str], Any] = {}  # case → its raw target
+        # per case (target, dataset, eval_id): its index into score sums, trials, passes
+        self.cases: dict[tuple[str, str, str], int] = {}
+        self.sums, self.trials, self.case_passes = array("d"), array("q"), array("q")
+        self.targets_of: list[Any] = []  # each case's raw target (None or text)
         self.suites: dict[str, SuiteCounts] = {}
         self.groups = Breakdown()
 
@@ -71,14 +74,18 @@ class Tally:
             self.cost += float(row["cost_usd"])
             self.cost_known = True
         self.judge_cost += float(row.get("judge_cost_usd") or 0.0)
-        key = (_intern(row.get("target")), _intern(row.get("dataset")), str(row["eval_id"]))
-        case = self.cases.get(key)
-        if case is None:
-            case = self.cases[key] = [0.0, 0, 0]
-            self.targets_of[key] = row.get("target")
-        case[0] += score
-        case[1] += 1
-        case[2] += passed
+        key = (_intern(row.get("target")), _intern(row.get("dataset")),
+               sys.intern(str(row["eval_id"])))  # ids: one string shared with the plan's
+        index = self.cases.get(key)
+        if index is None:
+            index = self.cases[key] = len(self.sums)
+            self.sums.append(0.0)
+            self.trials.append(0)
+            self.case_passes.append(0)
+            self.targets_of.append(row.get("target"))
+        self.sums[index] += score
+        self.trials[index] += 1
+        self.case_passes[index] += passed
         suite = self._suite(row.get("case_key"))
         suite.n += 1
         suite.score_sum += score
@@ -127,7 +134,8 @@ class Tally:
         }
 
     def _ci(self) -> list[float] | None:
-        means = [s / n for s, n, _ in (self.cases[k] for k in sorted(self.cases))]
+        order = (self.cases[k] for k in sorted(self.cases))
+        means = [self.sums[i] / self.trials[i] for i in order]
         pair = bootstrap_ci(means)
         return None if pair is None else [round(pair[0], 3), round(pair[1], 3)]
 
@@ -135,10 +143,10 @@ class Tally:
         """Top and bottom 3 cases by mean score over (eval_id, target), as ``_extremes``
         in tasks/stats.py orders them."""
         per: dict[tuple[str, Any], list[float]] = {}
-        for key, (total, n, _) in self.cases.items():
-            entry = per.setdefault((key[2], self.targets_of[key]), [0.0, 0])
-            entry[0] += total
-            entry[1] += n
+        for key, i in self.cases.items():
+            entry = per.setdefault((key[2], self.targets_of[i]), [0.0, 0])
+            entry[0] += self.sums[i]
+            entry[1] += self.trials[i]
         targets = {t for _, t in per if t is not None}
         one_target = len(targets) <= 1
 
@@ -153,12 +161,13 @@ class Tally:
         return top, bottom
 
     def _trials(self) -> dict[str, Any] | None:
-        if not self.cases or max(c[1] for c in self.cases.values()) < 2:
+        if not self.cases or max(self.trials) < 2:
             return None
         keys = sorted(self.cases)
-        k = int(min(self.cases[key][1] for key in keys))
+        k = int(min(self.trials))
         many = len({key[0] for key in keys}) > 1
-        rows = [(key, int(self.cases[key][1]), int(self.cases[key][2])) for key in keys]
+        rows = [(key, self.trials[i], self.case_passes[i]) for key, i in
+                ((key, self.cases[key]) for key in keys)]
         return {
             "k": k, "cases": len(rows), "max_trials": max(n for _, n, _ in rows),
             "pass_at_1": round(sum(c / n for _, n, c in rows) / len(rows), 3),
