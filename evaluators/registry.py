@@ -115,7 +115,6 @@ SCRIPT_SUFFIXES = (".py", ".ts", ".js", ".mjs", ".cjs", ".sh", ".rb", ".ps1", ".
 def check_references(evaluator: Evaluator, where: str) -> None:
     """Files an evaluator will read exist before the first case: a judge ``prompt`` file,
     a code judge's ``cwd`` and the script files named in ``script``."""
-    base = Path(evaluator.base_dir)
     prompt = getattr(evaluator, "prompt", None)
     if isinstance(prompt, str):
         from evaluators.llm_judge import load_prompt
@@ -129,6 +128,7 @@ def check_references(evaluator: Evaluator, where: str) -> None:
     script = getattr(evaluator, "script", None)
     if script is None:
         return
+    base = Path(evaluator.base_dir)
     cwd_setting = getattr(evaluator, "cwd", None)
     cwd = base / cwd_setting if isinstance(cwd_setting, str) else base
     if not cwd.is_dir():

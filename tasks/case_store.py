@@ -42,22 +42,25 @@ def plain(value: Any) -> Any:
 
 
 def unplain(value: Any) -> Any:
-    if not isinstance(value, tuple):
+    if value.__class__ is not tuple:
         return value
     kind, line, flat = value
-    if kind == _PLAIN_DICT:
-        return {flat[i]: unplain(flat[i + 2]) for i in range(0, len(flat), 3)}
-    if kind == _PLAIN_LIST:
-        return [unplain(v) for v in flat[1::2]]
     if kind == _DICT:
         out: Any = LineDict()
-        out.key_lines = {}
+        lines: Any = {}
         for i in range(0, len(flat), 3):
-            out[flat[i]] = unplain(flat[i + 2])
-            out.key_lines[flat[i]] = flat[i + 1]
-    else:
-        out = LineList(unplain(flat[i + 1]) for i in range(0, len(flat), 2))
+            key = flat[i]
+            item = flat[i + 2]
+            out[key] = unplain(item) if item.__class__ is tuple else item
+            lines[key] = flat[i + 1]
+        out.key_lines = lines
+    elif kind == _LIST:
+        out = LineList([unplain(v) if v.__class__ is tuple else v for v in flat[1::2]])
         out.item_lines = list(flat[0::2])
+    elif kind == _PLAIN_DICT:
+        return {flat[i]: unplain(flat[i + 2]) for i in range(0, len(flat), 3)}
+    else:
+        return [unplain(v) for v in flat[1::2]]
     out.line = line
     return out
 

@@ -6,6 +6,7 @@ duplicate ids and missing referenced files are ``ConfigError``s naming file:line
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -160,6 +161,11 @@ class _AutoDefaults(list):
     auto = True
 
 
+@lru_cache(maxsize=64)
+def _parent(path: str) -> Path:
+    return Path(path).parent
+
+
 def parse_case(raw: Any, path: str, line: int, suite: EvalSuite, defaults: list[Evaluator],
                warn: Callable[[str], None]) -> EvalCase:
     if not isinstance(raw, dict):
@@ -168,7 +174,7 @@ def parse_case(raw: Any, path: str, line: int, suite: EvalSuite, defaults: list[
     case_id = raw.get("id")
     if not isinstance(case_id, (str, int)) or isinstance(case_id, bool) or str(case_id) == "":
         raise ConfigError("required field missing or not a string", f"{path}:{line}", "id")
-    base = Path(path).parent
+    base = _parent(path)
     patterns = guideline_patterns(str(base))
     line_of = raw.line_of if isinstance(raw, LineDict) else (lambda _k: line)
     inputs_key = "input_messages" if "input_messages" in raw else "input"
