@@ -68,6 +68,8 @@ class CasePages:
             end = len(self.cases[part]) if limit is None else min(
                 len(self.cases[part]), start + limit - len(rows))
             rows += self.cases[part][start:end]
+            if limit is not None:  # a page while the cases run: its rows are let go
+                self.cases[part][start:end] = [()] * (end - start)
             self.taken[part] = end
         return rows
 

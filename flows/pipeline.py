@@ -29,6 +29,7 @@ from flows.outcome import run_info
 from flows.handover import Launch, current_launch
 from flows.session import RunSession, as_is
 from tasks.batching import Batch, batch_size, run_batches
+from tasks.case_store import release_cases
 from tasks.expand import Job
 from tasks.redact import redact_log_handlers
 
@@ -129,6 +130,7 @@ async def _eval(session: RunSession, launch: Launch, started: float) -> Any:
     finally:
         if pages is not None:
             pages.stop()
+        release_cases(session.plan.suites)  # no job builds its case again
     wall = time.perf_counter() - started  # the same clock as the console's wall time
     summary = await summarize_stage(session, wall, as_is(pages))
     from prefect.runtime import flow_run

@@ -87,8 +87,17 @@ class CaseStore:
         self.packed: list[Packed] = []
         self.build = build
         self._built: OrderedDict[int, EvalCase] = OrderedDict()
+        self.released = False
+
+    def release(self) -> None:
+        """The run's cases are done: let the packed cases go (no job builds one again)."""
+        self.packed, self._built = [], OrderedDict()
+        self.released = True
 
     def case(self, ref: CaseRef) -> EvalCase:
+        if self.released:
+            raise RuntimeError(f"{ref.where}: case {ref.id!r} asked for after the run's "
+                               "cases were released")
         built = self._built.get(ref.index)
         if built is None:
             built = self._built[ref.index] = self.build(unpack(self.packed[ref.index]), ref.line)
@@ -149,3 +158,15 @@ class LazyCases(Sequence[EvalCase]):
 
     def __iter__(self) -> Iterator[EvalCase]:
         return (ref.get() for ref in self.refs)
+
+    def release(self) -> None:
+        for store in {id(ref.store): ref.store for ref in self.refs}.values():
+            store.release()
+
+
+def release_cases(suites: Sequence[Any]) -> None:
+    """Every job of the run has finished: the loaded files' packed cases can go (the end of
+    the run — summary, artifacts — then has that memory; the case ids stay)."""
+    for suite in suites:
+        if isinstance(suite.cases, LazyCases):
+            suite.cases.release()

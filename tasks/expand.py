@@ -25,14 +25,19 @@ AGENT_PROVIDER_KINDS = frozenset({"codex", "copilot-cli", "pi-coding-agent", "cl
 class Job:
     """One case × target × trial. ``case`` is an ``EvalCase``, or a loaded file's
     ``CaseRef``: then the case is built when the job looks at it (``job.case``) and
-    ``job.file`` / ``job.key`` never build it."""
+    ``job.file`` / ``job.key`` (``file::eval_id::target::trial``) never build it."""
 
-    __slots__ = ("_case", "target", "trial", "key")
+    __slots__ = ("_case", "target", "trial", "_key")
 
     def __init__(self, case: EvalCase | CaseRef, target: str, trial: int = 0,
                  key: str = "") -> None:
         self._case, self.target, self.trial = case, target, trial
-        self.key = key or case_key(case.file, case.id, target, trial)
+        self._key = key or None  # else made when asked: a 20,000-job plan keeps no keys
+
+    @property
+    def key(self) -> str:
+        case = self._case
+        return self._key or case_key(case.file, case.id, self.target, self.trial)
 
     @property
     def case(self) -> EvalCase:

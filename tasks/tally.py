@@ -11,6 +11,7 @@ pass@k need them).
 """
 from __future__ import annotations
 
+import heapq
 import sys
 from array import array
 from typing import Any
@@ -40,6 +41,12 @@ class SuiteCounts:
 
 def _intern(value: Any) -> str:
     return sys.intern(value) if isinstance(value, str) else ""
+
+
+def _order(item: tuple[float, str, Any]) -> tuple[float, str, bool, str]:
+    """Best first: mean descending, then eval_id, then target (None last)."""
+    mean, eval_id, target = item
+    return (-mean, eval_id, target is None, target or "")
 
 
 class Tally:
@@ -142,22 +149,36 @@ class Tally:
     def _extremes(self) -> tuple[list, list]:
         """Top and bottom 3 cases by mean score over (eval_id, target), as ``_extremes``
         in tasks/stats.py orders them."""
+        one_dataset = len({key[1] for key in self.cases}) <= 1
+        if one_dataset and not any(s != s for s in self.sums):  # no NaN: heaps, no sort
+            return self._extremes_of(lambda: ((self.sums[i] / self.trials[i], key[2],
+                                               self.targets_of[i])
+                                              for key, i in self.cases.items()), len(self.cases))
         per: dict[tuple[str, Any], list[float]] = {}
         for key, i in self.cases.items():
             entry = per.setdefault((key[2], self.targets_of[i]), [0.0, 0])
             entry[0] += self.sums[i]
             entry[1] += self.trials[i]
-        targets = {t for _, t in per if t is not None}
+        ordered = sorted(((s / n, e, t) for (e, t), (s, n) in per.items()), key=_order)
+        return self._extremes_of(lambda: iter(ordered), len(ordered), ordered)
+
+    def _extremes_of(self, means: Any, count: int, ordered: list | None = None
+                     ) -> tuple[list, list]:
+        """``means()``: (mean, eval_id, target) of each case; the first n and last 3 in
+        ``_order`` (``ordered`` when already sorted, else found with heaps)."""
+        targets = {t for t in self.targets_of if t is not None}
         one_target = len(targets) <= 1
 
         def label(eval_id: str, target: Any) -> str:
             return eval_id if one_target else f"{eval_id} [{target}]"
-        ordered = sorted(((s / n, e, t) for (e, t), (s, n) in per.items()),
-                         key=lambda x: (-x[0], x[1], x[2] is None, x[2] or ""))
-        n = min(3, (len(ordered) + 1) // 2)
-        top = [(label(e, t), round(s, 3)) for s, e, t in ordered[:n]]
-        rest = ordered[n:]
-        bottom = [(label(e, t), round(s, 3)) for s, e, t in rest[-3:][::-1]]
+        n = min(3, (count + 1) // 2)
+        if ordered is not None:
+            first, last = ordered[:n], ordered[n:][-3:][::-1]
+        else:
+            first = heapq.nsmallest(n, means(), key=_order)
+            last = heapq.nlargest(min(3, count - n), means(), key=_order)
+        top = [(label(e, t), round(s, 3)) for s, e, t in first]
+        bottom = [(label(e, t), round(s, 3)) for s, e, t in last]
         return top, bottom
 
     def _trials(self) -> dict[str, Any] | None:

@@ -42,7 +42,8 @@ def test_past_the_limit_pages_cover_every_case_once_in_id_order():
         assert len(table) == PAGE_ROWS and ids == sorted(ids)
         assert description.endswith(f"({PAGE_ROWS} case(s): {ids[0]} … {ids[-1]})")
     assert set(early[0][2][0]) == set(CASE_ROW_KEYS)
-    assert CasePages(cases).final_tables()[0][0] == "agentv-cases-a-t"  # nothing was paged
+    fresh = {("evals/a.yaml", "t"): rows(2 * PAGE_ROWS + 1)}  # (paged rows were let go)
+    assert CasePages(fresh).final_tables()[0][0] == "agentv-cases-a-t"  # nothing was paged
 
 
 def test_the_poller_sends_full_pages_until_stopped():
