@@ -4,14 +4,16 @@ A 20,000-case suite as ``EvalCase`` objects (messages, segments, pydantic evalua
 ~3 KB a case, and its YAML node tree more while it is parsed. Instead each case's YAML
 mapping is packed as soon as the parser closes it (``pack``: plain tuples with every line
 number, marshalled, ~200 bytes) and the file is validated case by case; what stays is the
-packed bytes and a ``CaseRef`` per case (id, line, target, trials). A job builds its
-``EvalCase`` again from the packed mapping when it runs (``CaseRef.get``), through the same
-``parse_case`` that validated it; a small cache keeps the cases of the jobs in flight.
+packed bytes (one buffer per file) and a ``CaseRef`` per case (id, line, target, trials).
+A job builds its ``EvalCase`` again from the packed mapping when it runs (``CaseRef.get``),
+through the same ``parse_case`` that validated it; a small cache keeps the cases of the
+jobs in flight. Once every job has finished, ``release_cases`` lets the buffers go.
 """
 from __future__ import annotations
 
 import marshal
 import sys
+from array import array
 from collections import OrderedDict
 from typing import Any, Callable, Iterator, Sequence, overload
 
@@ -75,7 +77,7 @@ def pack(value: Any) -> Packed:
     return Packed(marshal.dumps(plain(value)))
 
 
-def unpack(data: Packed) -> Any:
+def unpack(data: bytes | memoryview) -> Any:
     return unplain(marshal.loads(data))
 
 
@@ -84,14 +86,28 @@ class CaseStore:
     warnings: they were given when the file was validated)."""
 
     def __init__(self, build: Callable[[Any, int], EvalCase]) -> None:
-        self.packed: list[Packed] = []
+        # every packed case in one buffer (no object per case; one block, returned to the
+        # system at once when released), case i at data[ends[i - 1]:ends[i]]
+        self.data = bytearray()
+        self.ends = array("Q")
         self.build = build
         self._built: OrderedDict[int, EvalCase] = OrderedDict()
         self.released = False
 
+    def add(self, packed: bytes) -> None:
+        self.data += packed
+        self.ends.append(len(self.data))
+
+    def __len__(self) -> int:
+        return len(self.ends)
+
+    def packed(self, index: int) -> memoryview:
+        start = self.ends[index - 1] if index else 0
+        return memoryview(self.data)[start:self.ends[index]]
+
     def release(self) -> None:
         """The run's cases are done: let the packed cases go (no job builds one again)."""
-        self.packed, self._built = [], OrderedDict()
+        self.data, self.ends, self._built = bytearray(), array("Q"), OrderedDict()
         self.released = True
 
     def case(self, ref: CaseRef) -> EvalCase:
@@ -100,7 +116,9 @@ class CaseStore:
                                "cases were released")
         built = self._built.get(ref.index)
         if built is None:
-            built = self._built[ref.index] = self.build(unpack(self.packed[ref.index]), ref.line)
+            with self.packed(ref.index) as packed:
+                raw = unpack(packed)
+            built = self._built[ref.index] = self.build(raw, ref.line)
             if len(self._built) > CACHE_SIZE:
                 self._built.popitem(last=False)
         else:

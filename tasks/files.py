@@ -264,7 +264,7 @@ def _validated_cases(raw_cases: list, lines: list[int] | None, spath: str, suite
             raise ConfigError(f"duplicate eval case id '{case.id}' (first at line {seen[case.id]})",
                               f"{spath}:{line}", "id")
         seen[case.id] = line
-        store.packed.append(packed)
+        store.add(packed)
         refs.append(CaseRef(store, i, case))
     return refs
 
