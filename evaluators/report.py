@@ -6,6 +6,7 @@ pass only if all pass); a target or evaluator error makes the sample unsuccessfu
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,7 +53,7 @@ class EvalReport:
     @property
     def mean_score(self) -> float:
         ok = self._ok()
-        return sum(r.score.value for r in ok) / len(ok) if ok else 0.0
+        return math.fsum(r.score.value for r in ok) / len(ok) if ok else 0.0
 
     @property
     def mean_latency_ms(self) -> float:

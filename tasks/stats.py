@@ -10,7 +10,8 @@ count or completion order. ``breakdown`` is the per target × evaluator table.
 from __future__ import annotations
 
 import json
-from typing import Any
+import math
+from typing import Any, Iterable
 
 from tasks.problems import evaluator_error_count
 from tasks.results import load_results  # noqa: F401 - the documented one-line entry
@@ -18,6 +19,25 @@ from tasks.trials import mean_ci, shorten, trials_summary
 
 BINS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
 BIN_LABELS = ("[0.0, 0.2)", "[0.2, 0.4)", "[0.4, 0.6)", "[0.6, 0.8)", "[0.8, 1.0]")
+
+
+def exact_mean(values: Iterable[float]) -> float:
+    """The mean of the non-NaN ``values``, correctly rounded whatever their order
+    (``math.fsum``): a run's streaming summary and a report's pandas summary of the same
+    records agree to the last digit, so a rounded mean or a ``--fail-under`` gate never
+    depends on the order cases finished in. NaN when there is none."""
+    known = [v for v in values if v == v]
+    return math.fsum(known) / len(known) if known else math.nan
+
+
+def exact_std(values: Iterable[float]) -> float:
+    """The sample standard deviation (ddof=1) of the non-NaN ``values``, order-independent
+    like ``exact_mean``. NaN below two values."""
+    known = [v for v in values if v == v]
+    if len(known) < 2:
+        return math.nan
+    mean = math.fsum(known) / len(known)
+    return math.sqrt(math.fsum((v - mean) ** 2 for v in known) / (len(known) - 1))
 
 
 def histogram(scores) -> list[int]:
@@ -61,11 +81,11 @@ def summarize(rows) -> dict[str, Any]:
         "errors": int(df["error"].notna().sum()),
         "evaluator_errors": (int(df["evaluator_results"].map(evaluator_error_count).sum())
                              if "evaluator_results" in df else 0),
-        "mean": round(float(scores.mean()), 3),
+        "mean": round(exact_mean(scores.tolist()), 3),
         "median": round(float(scores.median()), 3),
         "min": round(float(scores.min()), 3),
         "max": round(float(scores.max()), 3),
-        "std": round(float(scores.std(ddof=1)), 3) if len(df) >= 2 else None,
+        "std": round(exact_std(scores.tolist()), 3) if len(df) >= 2 else None,
         "histogram": histogram(scores.tolist()),
         "top": top,
         "bottom": bottom,
@@ -201,8 +221,8 @@ def breakdown(df) -> list[dict[str, Any]]:
         parts.append(_evaluator_rows(df))
     rows = pd.concat([p for p in parts if p is not None], ignore_index=True)
     table = rows.groupby(["target", "evaluator"], sort=True).agg(
-        n=("score", "size"), mean=("score", "mean"), median=("score", "median"),
-        std=("score", "std"), pass_rate=("passed", "mean"), error_rate=("errored", "mean"),
+        n=("score", "size"), mean=("score", exact_mean), median=("score", "median"),
+        std=("score", exact_std), pass_rate=("passed", "mean"), error_rate=("errored", "mean"),
         p50_latency_ms=("latency_ms", lambda s: s.quantile(0.5)),
         p95_latency_ms=("latency_ms", lambda s: s.quantile(0.95)),
         tokens=("tokens", "sum"), cost_usd=("cost_usd", lambda s: s.sum(min_count=1)),

@@ -12,12 +12,14 @@ pass@k need them).
 from __future__ import annotations
 
 import heapq
+import math
 import sys
+from fractions import Fraction
 from array import array
 from typing import Any
 
 from tasks.problems import evaluator_error_count
-from tasks.stats import histogram
+from tasks.stats import exact_mean, exact_std, histogram
 from tasks.tally_groups import Breakdown, evaluator_results, number
 from tasks.trials import bootstrap_ci, pass_at_k, pass_hat_k
 
@@ -25,17 +27,17 @@ from tasks.trials import bootstrap_ci, pass_at_k, pass_hat_k
 class SuiteCounts:
     """What the gates check for one eval file: total, mean, pass rate, errors."""
 
-    __slots__ = ("n", "score_sum", "passes", "errors", "evaluator_errors")
+    __slots__ = ("n", "known", "score_sum", "passes", "errors", "evaluator_errors")
 
     def __init__(self) -> None:
-        self.n = self.passes = self.errors = self.evaluator_errors = 0
-        self.score_sum = 0.0
+        self.n = self.known = self.passes = self.errors = self.evaluator_errors = 0
+        self.score_sum = Fraction(0)  # exact: the mean is the same whatever the order
 
     def summary(self) -> dict[str, Any]:
         if not self.n:
             return {"total": 0, "errors": 0, "evaluator_errors": 0}
         return {"total": self.n, "errors": self.errors, "evaluator_errors": self.evaluator_errors,
-                "mean": round(self.score_sum / self.n, 3),
+                "mean": round(float(self.score_sum / self.known), 3) if self.known else math.nan,
                 "pass_rate": round(self.passes / self.n, 3)}
 
 
@@ -95,7 +97,9 @@ class Tally:
         self.case_passes[index] += passed
         suite = self._suite(row.get("case_key"))
         suite.n += 1
-        suite.score_sum += score
+        if math.isfinite(score):  # as exact_mean: NaN (no score) is left out
+            suite.score_sum += Fraction(score)
+            suite.known += 1
         suite.passes += passed
         suite.errors += errored
         suite.evaluator_errors += ev_errors
@@ -128,10 +132,10 @@ class Tally:
         top, bottom = self._extremes()
         return {
             "total": self.total, "errors": self.errors, "evaluator_errors": self.evaluator_errors,
-            "mean": round(float(np.nanmean(scores)), 3),
+            "mean": round(exact_mean(self.scores), 3),
             "median": round(float(np.nanmedian(scores)), 3),
             "min": round(float(np.nanmin(scores)), 3), "max": round(float(np.nanmax(scores)), 3),
-            "std": round(float(np.nanstd(scores, ddof=1)), 3) if self.total >= 2 else None,
+            "std": round(exact_std(self.scores), 3) if self.total >= 2 else None,
             "histogram": histogram(self.scores), "top": top, "bottom": bottom,
             "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
             "cost_usd": round(self.cost, 6) if self.cost_known else None,

@@ -9,7 +9,7 @@ import math
 from array import array
 from typing import Any
 
-from tasks.stats import BREAKDOWN_COLUMNS, OVERALL
+from tasks.stats import BREAKDOWN_COLUMNS, OVERALL, exact_mean, exact_std
 
 NAN = float("nan")
 
@@ -54,9 +54,9 @@ class Group:
         n, known = len(scores), int(np.count_nonzero(~np.isnan(scores)))
         has_latency = bool(np.count_nonzero(~np.isnan(latencies)))
         values = {
-            "n": n, "mean": np.nanmean(scores) if known else NAN,
+            "n": n, "mean": exact_mean(self.scores) if known else NAN,
             "median": np.nanmedian(scores) if known else NAN,
-            "std": np.nanstd(scores, ddof=1) if known >= 2 else NAN,
+            "std": exact_std(self.scores) if known >= 2 else NAN,
             "pass_rate": self.passes / n, "error_rate": self.errors / n,
             "p50_latency_ms": np.nanquantile(latencies, 0.5) if has_latency else NAN,
             "p95_latency_ms": np.nanquantile(latencies, 0.95) if has_latency else NAN,

@@ -4,6 +4,7 @@ same records — summary, breakdown, case tables, per-file gates — also across
 when the Parquet file cannot be written. No Prefect here."""
 from __future__ import annotations
 
+import math
 import random
 
 import pyarrow.parquet as pq
@@ -199,3 +200,20 @@ def test_resumed_run_summarizes_and_parquets_old_and_new_records(cli, tmp_path):
     table = pq.read_table(tmp_path / "r.parquet")
     assert table.num_rows == 12
     assert table.equals(pq.read_table(write_parquet(out, tmp_path / "whole.parquet")))
+
+
+def test_means_do_not_depend_on_the_order_cases_finished_in(tmp_path):
+    """100 two-decimal scores whose mean rounds differently when summed in finishing order
+    (0.521) and in case order (0.520): the run's summary, the report's, a file's gate
+    summary and the breakdown all give the exactly rounded mean, in any order."""
+    rng = random.Random(47)
+    recs = [record(f"case-{i:03d}", rng.randint(0, 100) / 100) for i in range(100)]
+    exact = round(math.fsum(r["score"] for r in recs) / 100, 3)
+    assert exact == 0.52
+    df = load_results(write_jsonl(tmp_path / "r.jsonl", recs))
+    for order in (recs, recs[::-1], sorted(recs, key=lambda r: r["score"])):
+        tally = fed(order).tally
+        assert tally.summary()["mean"] == summarize(df)["mean"] == exact
+        assert tally.summary()["std"] == summarize(df)["std"]
+        assert tally.suite_summary("f.yaml")["mean"] == exact
+        assert tally.breakdown() == breakdown(df)
