@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import signal
 import sys
+import threading
 import time
 from contextlib import contextmanager
 from dataclasses import asdict
@@ -32,7 +33,12 @@ def run_eval(opts: EvalOptions, *, on_record: Callable[[dict], None] | None = No
     started = started or time.perf_counter()
     options_gates(opts)  # a bad --fail-under is a configuration error, before anything runs
     quiet_prefect_console(opts.verbose)
-    preload_if_api_ready()  # a server answers: import Prefect while the files are validated
+    with sigterm_held(opts.task_runner != "dask"):  # the preload thread inherits it
+        preload_if_api_ready()  # a server answers: import Prefect while files are validated
+        return _validated_run(opts, on_record, on_plan, log, started)
+
+
+def _validated_run(opts: EvalOptions, on_record, on_plan, log, started) -> dict[str, Any]:
     check_options(opts)  # flags and output paths first: nothing is opened for a bad flag
     writer = open_results(opts)
     try:
@@ -82,7 +88,8 @@ def run_plan(plan, runtimes, *, on_record: Callable[[dict], None] | None = None,
     try:
         from flows.server import ensure_api
         ensure_api(log)  # before any case: a dead PREFECT_API_URL is a configuration error
-        with interrupt_handler(launch, log), launching(launch):
+        with sigterm_held(plan.options.task_runner != "dask"), \
+                interrupt_handler(launch, log), launching(launch):
             final: Any = asyncio.run(_launch_flow(launch))
         return launch.outcome if launch.outcome is not None else final.result()
     except BaseException:
@@ -161,6 +168,25 @@ def _resume(opts: EvalOptions, log):
 
 
 SIGNAL_NAMES = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated (SIGTERM)"}
+
+
+@contextmanager
+def sigterm_held(hold: bool = True):
+    """SIGTERM waits, blocked in this thread and in every thread started meanwhile (they
+    inherit the mask), until the flow re-arms agentv's graceful stop and unblocks it in the
+    main thread (pipeline._arm_signals). Prefect's flow engine installs its own SIGTERM
+    bridge first, and a SIGTERM landing in between (the head start's cases are already
+    running) would crash the flow run instead of stopping it. Every subprocess starts under
+    the reaper, which clears the mask for the agent. Not with Dask (no head start; its local
+    cluster's processes must not inherit the mask)."""
+    if not hold or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 @contextmanager

@@ -120,7 +120,8 @@ def _arm_signals(launch: Launch) -> None:
     try:
         signal.signal(signal.SIGTERM, launch.signal_handler)
     except ValueError:  # not the main thread
-        pass
+        return
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})  # held since the launch
 
 
 async def _eval(session: RunSession, launch: Launch, started: float) -> Any:

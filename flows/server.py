@@ -115,11 +115,17 @@ def start_server(wait: bool = True) -> str:
     env = {**os.environ, **QUIET_ENV, **ui_env(port), "PREFECT_HOME": str(home / "prefect")}
     env.pop("PREFECT_API_URL", None)
     log = open(home / "server.log", "ab")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1",
-         "--port", str(port)],
-        stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
-        start_new_session=True)
+    # a run holds SIGTERM until its flow is armed (flows/launch.sigterm_held); the server
+    # outlives the run and must not inherit that (`agentv server stop` sends SIGTERM)
+    held = signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1",
+             "--port", str(port)],
+            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
+            start_new_session=True)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
     _state_file().write_text(json.dumps({"pid": proc.pid, "api_url": url, "port": port,
                                          "ui_url": f"http://127.0.0.1:{port}"}))
     if wait:
