@@ -45,10 +45,11 @@ from __future__ import annotations
 import glob
 import json
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import IO, Any, Iterable, Iterator
 
 from evaluators.base import verdict_for
 from providers.errors import ConfigError
+from tasks.parquet_writer import ParquetWriter
 from tasks.redact import redact
 from tasks.results_schema import (  # noqa: F401 - the schema is part of this module's API
     COLUMN_TYPES,
@@ -183,18 +184,23 @@ def _chunks(records: Iterable[dict[str, Any]], size: int) -> Iterator[list[dict[
         yield chunk
 
 
+def parquet_writer(fh: IO[bytes]) -> ParquetWriter:
+    """A Parquet writer of the results schema on ``fh`` (row groups as rows come)."""
+    return ParquetWriter(fh, COLUMN_TYPES, {"agentv_schema_version": SCHEMA_VERSION})
+
+
 def write_parquet(results: str | Path, out: str | Path | None = None,
                   chunk_rows: int = CHUNK_ROWS) -> Path:
-    """Convert a JSONL/YAML results file to Parquet, ``chunk_rows`` records at a time."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+    """Convert a JSONL/YAML results file to Parquet, ``chunk_rows`` records at a time, with
+    the writer a run streams its Parquet file through (the same bytes either way)."""
     out = Path(out) if out else parquet_path_for(results)
-    schema = arrow_schema()
     tmp = out.with_name(out.name + ".tmp")
     try:
-        with pq.ParquetWriter(tmp, schema) as writer:
+        with open(tmp, "wb") as fh:
+            writer = parquet_writer(fh)
             for chunk in _chunks(iter_records(results), chunk_rows):
-                writer.write_batch(pa.RecordBatch.from_pylist(chunk, schema=schema))
+                writer.write_rows(chunk)
+            writer.close()
     except BaseException:
         tmp.unlink(missing_ok=True)  # disk full: no half-written file left behind
         raise

@@ -19,7 +19,7 @@ from typing import IO, Any
 from tasks.case_rows import CASE_ROW_KEYS, case_row
 from tasks.parquet_writer import ParquetWriter
 from tasks.redact import redact
-from tasks.results import COLUMN_TYPES, SCHEMA_VERSION, iter_records, record_to_row
+from tasks.results import iter_records, parquet_writer, record_to_row
 from tasks.tally import Tally
 
 ROWS_PER_GROUP = 500
@@ -58,8 +58,7 @@ class ParquetStream:
     def _open(self) -> ParquetWriter:
         if self._writer is None:
             self._file = open(self.tmp, "wb")
-            self._writer = ParquetWriter(self._file, COLUMN_TYPES,
-                                         {"agentv_schema_version": SCHEMA_VERSION})
+            self._writer = parquet_writer(self._file)
         return self._writer
 
     def _fail(self, err: Exception) -> None:
