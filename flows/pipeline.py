@@ -85,8 +85,9 @@ async def _run_case_tasks(session: RunSession, labelled: list[Batch]) -> None:
 async def run_cases(session: RunSession, remote: Callable[[list[Job]], Any] | None) -> None:
     """Every pending job through the job runner: batch tasks here, case tasks here, or
     batch tasks on the Dask cluster."""
-    batching = frozenset(name for name, rt in session.runtimes.items() if rt.batch)
-    labelled = run_batches(session.pending(), batching)
+    head = session.head
+    labelled = head.batches if head is not None else run_batches(session.pending(),
+                                                                  session.runtimes)
     opts = session.plan.options
     if opts.task_runner == "dask":
         from flows.distributed import plan_parts, run_on_dask

@@ -4,6 +4,7 @@ imported, the flow runs one ``run-cases`` task per batch."""
 from __future__ import annotations
 
 import math
+from typing import Any, Mapping
 
 from tasks.expand import Job
 
@@ -33,6 +34,12 @@ def batch_size(n_jobs: int) -> int:
     return max(10, min(250, math.ceil(n_jobs / 8)))
 
 
-def run_batches(jobs: list[Job], whole: frozenset[str] = frozenset()) -> list[Batch]:
-    """The batches a run's pending ``jobs`` are split into (``whole``: batching targets)."""
-    return batches_of(jobs, batch_size(len(jobs)), whole)
+def run_batches(jobs: list[Job], runtimes: Mapping[str, Any]) -> list[Batch]:
+    """The batches a run's pending ``jobs`` are split into (a provider_batching target's
+    group stays whole: one call answers it)."""
+    return batches_of(jobs, batch_size(len(jobs)), batching_targets(runtimes))
+
+
+def batching_targets(runtimes: Mapping[str, Any]) -> frozenset[str]:
+    """The targets whose runtime answers a whole batch in one call (provider_batching)."""
+    return frozenset(name for name, rt in runtimes.items() if rt.batch)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 
-from tasks.batching import run_batches
+from tasks.batching import batching_targets, run_batches
 from tasks.expand import Job
 from tasks.jobs import JobRunner, LocalLimits
 from tasks.ledger import RunLedger
@@ -49,14 +49,15 @@ class HeadStart:
     def __init__(self, plan: Plan, runtimes: dict[str, TargetRuntime], ledger: RunLedger):
         self.plan, self.runtimes, self.ledger = plan, runtimes, ledger
         self.jobs = local_job_runner(plan, runtimes, ledger)
+        pending = [j for j in plan.jobs if j.key not in ledger.done_keys]
+        self.batches = run_batches(pending, runtimes)  # the flow runs these very batches
         self._tasks: list[asyncio.Future] = []
 
     def first_jobs(self) -> list[Job]:
         """The pending jobs in the order the flow's batches take them (not those of a
         provider_batching target: one call answers their whole batch)."""
-        whole = frozenset(name for name, rt in self.runtimes.items() if rt.batch)
-        pending = [j for j in self.plan.jobs if j.key not in self.ledger.done_keys]
-        return [job for _, batch in run_batches(pending, whole) if not _whole(batch, whole)
+        whole = batching_targets(self.runtimes)
+        return [job for _, batch in self.batches if not _whole(batch, whole)
                 for job in batch][:HELD_MAX]
 
     def begin(self) -> None:
