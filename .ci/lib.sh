@@ -4,6 +4,9 @@
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TOOLS="$ROOT/.tools"
 mkdir -p "$TOOLS/bin"
+# uv installs the project from uv.lock (setup.sh) and runs AgentV's Python example helpers.
+UV_VERSION=0.13.9
+UV="$TOOLS/bin/uv"
 
 # apt_install CMD PKG...: Debian packages, unless CMD is already on PATH (needs root).
 apt_install() {
@@ -39,4 +42,9 @@ pip_tool() {
     echo "$spec" > "$venv/.installed"
   fi
   ln -sf "../venvs/$bin/bin/$bin" "$TOOLS/bin/$bin"
+}
+
+# uv_bootstrap: uv at UV_VERSION under .tools/venvs/uv (from PyPI with the machine's pip).
+uv_bootstrap() {
+  pip_tool uv "uv==$UV_VERSION"
 }
