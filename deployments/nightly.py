@@ -6,7 +6,7 @@ significance gate, publish the artifacts, and end Failed on a real regression.
 ``threshold`` (default 0.1), ``trials``, ``workers``, ``dry_run``, ``out_dir``,
 ``shards`` (> 1: the suite is split across the work pool's workers, see shards.py),
 ``prefect_tasks`` (``batch``, or ``case``: two task runs per case in the run graph) and
-the quality gates ``fail_under``, ``min_pass_rate``, ``fail_on_error`` (tasks/gates.py).
+the quality gates ``fail_under``, ``min_pass_rate``, ``fail_on_error`` (tasks/load/gates.py).
 
 The run fails — before any case runs — when a suite or the baseline is missing. It ends
 Failed when the 95% CI of the mean score delta lies wholly below ``-threshold``
@@ -33,7 +33,7 @@ from deployments.runs import (check_parameters, eval_options, merge_results, run
 from deployments.shards import run_shards
 from flows.scrubbed import PERSIST, scrub_errors
 from providers.errors import ConfigError
-from tasks.compare import DEFAULT_THRESHOLD, compare_files, format_table
+from tasks.results.compare import DEFAULT_THRESHOLD, compare_files, format_table
 
 COMPARE_KEY = "agentv-nightly-compare"
 PREFECT_YAML = Path(__file__).with_name("prefect.yaml")
@@ -57,7 +57,7 @@ async def _run(suites: list[str], run_dir: Path, shards: int, settings: dict[str
     if shards <= 1:
         result = await run_suites(eval_options(suites, str(out), **settings, **gates))
         return result["results"], result.get("gate_failures") or []
-    from flows.artifacts import publish_results
+    from flows.artifacts.publish import publish_results
     started = time.perf_counter()
     parts = await run_shards(shards, run_dir, {"suites": suites, **settings})
     merged = merge_results(parts, out)

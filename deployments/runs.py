@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from providers.errors import ConfigError
-from tasks.discover import expand_eval_paths
-from tasks.files import load_suite
-from tasks.plan import EvalOptions, build_plan
-from tasks.runtime import build_runtimes
+from tasks.load.discover import expand_eval_paths
+from tasks.load.files import load_suite
+from tasks.plan.plan import EvalOptions, build_plan
+from tasks.engine.runtime import build_runtimes
 
 
 def check_parameters(suites: list[str], baseline: str | None = None,
@@ -22,8 +22,8 @@ def check_parameters(suites: list[str], baseline: str | None = None,
     """Every suite exists and loads; the baseline and targets files exist; the quality gates
     (fail_under, min_pass_rate, fail_on_error) and ``prefect_tasks`` are valid. ConfigError
     if not."""
-    from tasks.gates import GATE_KEYS, parse_gates
-    from tasks.scale import check_prefect_tasks
+    from tasks.load.gates import GATE_KEYS, parse_gates
+    from tasks.plan.scale import check_prefect_tasks
     check_prefect_tasks((gates or {}).get("prefect_tasks"), "default")
     parse_gates({k: v for k, v in (gates or {}).items() if k in GATE_KEYS and v is not None})
     if not suites:

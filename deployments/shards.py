@@ -17,7 +17,7 @@ from prefect import flow
 
 from deployments.runs import eval_options, run_suites
 from flows.scrubbed import PERSIST, scrub_errors
-from tasks.scale import parse_shard
+from tasks.plan.scale import parse_shard
 
 SHARD_DEPLOYMENT = "agentv-shard/agentv-shard"
 POLL_SECONDS = 2.0

@@ -17,8 +17,8 @@ from typing import Any, ClassVar
 from evaluators.base import EvalContext, Evaluator, EvaluatorResult, clamp01
 from evaluators.jsonutil import first_json_object
 from evaluators.llm_judge import clean_items
-from providers.environment import child_env
-from providers.process import ProcessTimeout, run_process
+from providers.process.environment import child_env
+from providers.process.supervision import ProcessTimeout, run_process
 from providers.secrets import cut, tail
 
 

@@ -3,7 +3,7 @@ llm_judge aggregator, categorical_judge — YAML and typed): prompt → the judg
 the reply parsed by the evaluator's output contract. Every failure is handled here, once:
 
 * transient provider failures (429, 5xx, timeouts) are retried by the judge's retry policy
-  (``providers.retry``, the one retry layer: backoff, jitter, ``Retry-After``); a judge
+  (``providers.llm.retry``, the one retry layer: backoff, jitter, ``Retry-After``); a judge
   given as a bare provider gets the default policy;
 * a reply that breaks the contract is asked again once (the reply and a reminder of the
   contract appended to the chat);
@@ -22,7 +22,7 @@ from typing import Any, Callable, Generic, TypeVar
 from evaluators.base import EvalContext, Evaluator, EvaluatorFailure, EvaluatorResult
 from providers.base import JudgeInputs, Provider, Request, Usage
 from providers.errors import ProviderError
-from providers.retry import RetryingProvider, RetryPolicy
+from providers.llm.retry import RetryingProvider, RetryPolicy
 
 T = TypeVar("T")
 REASK = ("Your reply did not follow the required output format. Reply again with only "

@@ -3,7 +3,7 @@
 Adding an evaluator: one file (an ``Evaluator`` subclass whose fields are its YAML keys and
 whose docstring's first paragraph is its row in the docs table) and one line in
 ``EVALUATORS`` (or ``register(kind, cls)`` from outside the project). ``validate``, the JSON
-Schema (``agentv schema``) and evaluators/README.md's table (``tasks.catalogue``) read this
+Schema (``agentv schema``) and evaluators/README.md's table (``tasks.plan.catalogue``) read this
 registry. Unknown config keys are reported as warnings (never silently dropped); invalid
 values raise ``ConfigError`` naming file:line and field.
 """

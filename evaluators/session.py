@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Iterator
 
 from evaluators.slices import SliceView, select
-from providers.agent_output import trace_from_messages
+from providers.agents.output import trace_from_messages
 from providers.trace import TraceEvent
 
 if TYPE_CHECKING:

@@ -12,8 +12,8 @@ from prefect.cache_policies import NO_CACHE
 
 from flows.scrubbed import PERSIST, scrub_errors
 from flows.session import RunSession, as_is
-from tasks.expand import Job
-from tasks.run import Invoked
+from tasks.plan.expand import Job
+from tasks.engine.case_runner import Invoked
 
 
 def case_label(job: Job, trials: bool) -> str:

@@ -1,7 +1,7 @@
 """``run_dataset``: a typed dataset run through the same Prefect flow as ``agentv eval``
 (result records, Parquet and artifacts included), returning an ``EvalReport``.
 
-The flows layer owns it because it runs the flow; ``tasks.evals`` re-exports it as part of
+The flows layer owns it because it runs the flow; ``flows.evals`` re-exports it as part of
 the typed API.
 """
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 from evaluators.report import EvalReport, report_from_records
 from providers.base import Target
-from tasks.dataset import Dataset, dataset_suite
+from tasks.api.dataset import Dataset, dataset_suite
 
 __all__ = ["evaluate", "run_dataset"]
 
@@ -41,11 +41,11 @@ def run_dataset(dataset: Dataset, target: str | Target | Callable[[Any], Any], e
     is wrong."""
     from functools import partial
 
-    from tasks.callable_target import CallableProvider, typed_evaluators
-    from tasks.expand import Job
-    from tasks.plan import EvalOptions, Plan, check_options
-    from tasks.scale import parse_shard, select_shard
-    from tasks.typed_targets import run_targets, typed_runtimes
+    from tasks.api.callable_target import CallableProvider, typed_evaluators
+    from tasks.plan.expand import Job
+    from tasks.plan.plan import EvalOptions, Plan, check_options
+    from tasks.plan.scale import parse_shard, select_shard
+    from tasks.api.typed_targets import run_targets, typed_runtimes
 
     opts = EvalOptions(paths=[], out=out, workers=workers, shard=shard,
                        task_runner=task_runner, dask_address=dask_address,
@@ -74,7 +74,7 @@ def _worker_runtimes(target: Any, judge: Any, targets: str | None, provider: Any
                      jobs: list[Any]) -> dict[str, Any]:
     """On a Dask worker: targets named in targets.yaml are resolved there (its environment
     holds the keys; none travel with the batch)."""
-    from tasks.typed_targets import run_targets, typed_runtimes
+    from tasks.api.typed_targets import run_targets, typed_runtimes
     used, main, judge_name = run_targets(provider.target if provider else target, judge,
                                          targets, _log)
     return typed_runtimes(used, main, judge_name, provider, jobs)

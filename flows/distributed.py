@@ -28,14 +28,14 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from flows.scrubbed import PERSIST, scrub_errors
-from flows.batches import publish_batch_table
+from flows.artifacts.batches import publish_batch_table
 from flows.session import RunSession
-from tasks.expand import Job
-from tasks.jobs import JobRunner, RunControl
-from tasks.plan import EvalOptions, Plan, build_plan
-from tasks.redact import redact_obj
-from tasks.run import CaseRunner, RunOptions, TargetRuntime
-from tasks.runtime import build_runtimes, close_runtimes
+from tasks.plan.expand import Job
+from tasks.engine.jobs import JobRunner, RunControl
+from tasks.plan.plan import EvalOptions, Plan, build_plan
+from tasks.load.redact import redact_obj
+from tasks.engine.case_runner import CaseRunner, RunOptions, TargetRuntime
+from tasks.engine.runtime import build_runtimes, close_runtimes
 
 PLAN_CACHE = 4
 STOP_POLL_S = 0.25

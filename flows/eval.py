@@ -8,7 +8,7 @@ from flows.launch import run_eval as run_eval
 
 
 def main(argv: list[str] | None = None) -> None:
-    from flows.cli import main as cli_main
+    from flows.cli.main import main as cli_main
     cli_main(["eval", *(sys.argv[1:] if argv is None else argv)])
 
 

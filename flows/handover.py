@@ -13,13 +13,14 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
-from tasks.expand import Job
-from tasks.head_start import HeadStart
-from tasks.jobs import Record, RunControl
-from tasks.plan import Plan
-from tasks.resume import Finished
-from tasks.run import TargetRuntime
-from tasks.write import ResultWriter
+from tasks.plan.expand import Job
+from tasks.engine.head_start import HeadStart
+from tasks.engine.jobs import Record, RunControl
+from tasks.plan.plan import Plan
+from tasks.plan.resume import Finished
+from tasks.engine.case_runner import TargetRuntime
+from tasks.results.ledger import RunLedger
+from tasks.results.write import ResultWriter
 
 
 @dataclass
@@ -39,11 +40,12 @@ class Launch:
     # rebuilds the plan from the options; the typed API ships its cases)
     remote: Callable[[list[Job]], Any] | None = None
     head: HeadStart | None = None  # cases the launcher started before the flow run existed
+    ledger: RunLedger | None = None  # where the head start's cases are recorded
 
     def release(self) -> None:
         """The call is over: let go of the run (the outcome stays)."""
         self.plan = self.runtimes = self.writer = self.finished = None
-        self.on_record = self.signal_handler = self.remote = self.head = None
+        self.on_record = self.signal_handler = self.remote = self.head = self.ledger = None
 
 
 # A one-slot box, emptied when the call ends: Prefect's background threads and tasks copy

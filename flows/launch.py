@@ -15,8 +15,8 @@ from contextlib import contextmanager
 from dataclasses import asdict
 from typing import Any, Callable
 
-from tasks.plan import EvalOptions, build_plan, check_options
-from tasks.runtime import build_runtimes
+from tasks.plan.plan import EvalOptions, build_plan, check_options
+from tasks.engine.runtime import build_runtimes
 
 
 def run_eval(opts: EvalOptions, *, on_record: Callable[[dict], None] | None = None,
@@ -29,7 +29,7 @@ def run_eval(opts: EvalOptions, *, on_record: Callable[[dict], None] | None = No
     The results file is locked first (a second run on it fails at once), but emptied only
     when the run starts: a configuration error never costs an earlier run's results."""
     from flows.preload import preload_if_api_ready, quiet_prefect_console
-    from tasks.gates import options_gates
+    from tasks.load.gates import options_gates
     started = started or time.perf_counter()
     options_gates(opts)  # a bad --fail-under is a configuration error, before anything runs
     quiet_prefect_console(opts.verbose)
@@ -57,12 +57,13 @@ def _validated_run(opts: EvalOptions, on_record, on_plan, log, started) -> dict[
 def open_results(opts: EvalOptions):
     """The locked writer of this run's results file (``--resume``'s file, ``--out``, or a new
     timestamped file)."""
-    from tasks.results import parquet_path_for
-    from tasks.sink import RunSink
-    from tasks.write import ResultWriter, check_format, default_results_path
+    from tasks.results.frames import parquet_path_for
+    from tasks.results.sink import RunSink
+    from tasks.plan.outputs import check_format, default_results_path
+    from tasks.results.write import ResultWriter
     check_format(opts.output_format)
     if opts.resume:
-        from tasks.resume import resolve_resume_path
+        from tasks.plan.resume import resolve_resume_path
         opts.out = str(resolve_resume_path(opts.resume, opts.output_format))
         return ResultWriter(opts.out, opts.output_format, append=True, flag="--resume",
                             sink=RunSink(parquet_path_for(opts.out)))
@@ -118,12 +119,12 @@ async def _launch_flow(launch) -> Any:
 
 
 def _head_start(launch):
-    from tasks.head_start import HeadStart, head_start_allowed
-    from tasks.ledger import RunLedger
+    from tasks.engine.head_start import HeadStart, head_start_allowed
+    from tasks.results.ledger import RunLedger
     if launch.writer is None or launch.remote is not None or not head_start_allowed(launch.plan):
         return None
-    head = HeadStart(launch.plan, launch.runtimes,
-                     RunLedger(launch.writer, launch.control, launch.on_record, launch.finished))
+    launch.ledger = RunLedger(launch.writer, launch.control, launch.on_record, launch.finished)
+    head = HeadStart(launch.plan, launch.runtimes, launch.ledger)
     head.begin()
     return head
 
@@ -135,8 +136,8 @@ def _prefect_flow(plan):
 
     from flows.naming import plan_labels, run_name, run_tags
     from flows.pipeline import eval_flow
-    from tasks.redact import redact_log_handlers
-    from tasks.scale import make_task_runner
+    from tasks.load.redact import redact_log_handlers
+    from tasks.plan.scale import make_task_runner
     redact_log_handlers()  # Prefect's handlers (console, API) scrub too
     runner = make_task_runner(plan.options.task_runner, plan.options.dask_address)
     suites, targets, datasets = plan_labels(plan)
@@ -146,7 +147,7 @@ def _prefect_flow(plan):
 
 
 def _flow_options(plan) -> dict[str, Any]:
-    from tasks.redact import redact_obj
+    from tasks.load.redact import redact_obj
     return redact_obj(_jsonable(asdict(plan.options)))
 
 
@@ -154,7 +155,7 @@ def _resume(opts: EvalOptions, log):
     if not opts.resume:
         return None
     from pathlib import Path
-    from tasks.resume import load_finished
+    from tasks.plan.resume import load_finished
     assert opts.out is not None  # open_results named the file
     path = Path(opts.out)
     finished = load_finished(path, opts.output_format)

@@ -20,18 +20,18 @@ from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
 from flows.scrubbed import PERSIST, scrub_errors
-from flows.artifacts import case_pages, publish_results
-from flows.batches import publish_batch_table
-from flows.case_pages import CasePages
+from flows.artifacts.publish import case_pages, publish_results
+from flows.artifacts.batches import publish_batch_table
+from flows.artifacts.case_pages import CasePages
 from flows.case_tasks import CaseTasks
 from flows.jsonflow import json_flow
-from flows.outcome import run_info
+from flows.artifacts.outcome import run_info
 from flows.handover import Launch, current_launch
 from flows.session import RunSession, as_is
-from tasks.batching import Batch, batch_size, run_batches
-from tasks.case_store import release_cases
-from tasks.expand import Job
-from tasks.redact import redact_log_handlers
+from tasks.plan.batching import Batch, batch_size, run_batches
+from tasks.load.case_store import release_cases
+from tasks.plan.expand import Job
+from tasks.load.redact import redact_log_handlers
 
 __all__ = ["eval_flow"]
 

@@ -10,7 +10,7 @@ import functools
 from typing import Any, Awaitable, Callable, TypeVar
 
 from providers.errors import ConfigError
-from tasks.redact import redact
+from tasks.load.redact import redact
 
 PERSIST = False
 F = TypeVar("F", bound=Callable[..., Awaitable[Any]])

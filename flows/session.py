@@ -17,14 +17,15 @@ from prefect.utilities.annotations import quote
 
 from flows.handover import Launch
 from flows.scrubbed import PERSIST, scrub_errors
-from tasks.expand import Job
-from tasks.head_start import local_job_runner
-from tasks.jobs import JobRunner, Record
-from tasks.ledger import RunLedger
-from tasks.plan import EvalOptions, Plan, build_plan, file_worker_caps
-from tasks.run import CaseRunner, TargetRuntime
-from tasks.runtime import build_runtimes, close_runtimes
-from tasks.write import ResultWriter, default_results_path
+from tasks.plan.expand import Job
+from tasks.engine.head_start import local_job_runner
+from tasks.engine.jobs import JobRunner, Record
+from tasks.results.ledger import RunLedger
+from tasks.plan.plan import EvalOptions, Plan, build_plan, file_worker_caps
+from tasks.engine.case_runner import CaseRunner, TargetRuntime
+from tasks.engine.runtime import build_runtimes, close_runtimes
+from tasks.plan.outputs import default_results_path
+from tasks.results.write import ResultWriter
 
 
 T = TypeVar("T")
@@ -81,14 +82,14 @@ class RunSession:
             self._abandon_writer()
             raise
         self._closers.append(lambda: close_runtimes(self.runtimes))
-        if self.head is not None:
-            self.ledger, self.jobs = self.head.ledger, self.head.jobs
+        if self.head is not None and launch.ledger is not None:
+            self.ledger, self.jobs = launch.ledger, self.head.jobs
         else:
             self.ledger = RunLedger(launch.writer or self._open_writer(), self.control,
                                     launch.on_record, launch.finished)
             self.jobs = local_job_runner(self.plan, self.runtimes, self.ledger)
         self._closers.append(self.ledger.writer.close)
-        self.ledger.writer.begin()
+        self.ledger.begin()
         self._watchdog = asyncio.ensure_future(self.control.watchdog())
         return self
 

@@ -3,7 +3,7 @@
 A provider is built from a resolved target (``Target``) and does one thing:
 ``await provider.invoke(request) -> Response``. Transient failures raise
 ``ProviderError(retryable=True, ...)``; the single retry layer lives in
-``providers.retry`` and is applied by the caller, never inside a provider.
+``providers.llm.retry`` and is applied by the caller, never inside a provider.
 This module must not import Prefect or litellm.
 """
 from __future__ import annotations
@@ -60,7 +60,7 @@ class JudgeInputs:
 
 @dataclass
 class Request:
-    """What a target is asked (AgentV's prompt content, ``tasks.prompts``). ``chat`` is what
+    """What a target is asked (AgentV's prompt content, ``tasks.plan.prompts``). ``chat`` is what
     an LLM provider sends (system message with the guidelines block, prior turns, final user
     turn); agent and command providers send ``question`` (files as ``<file: path="…">``
     references) and render their own preread block from ``guideline_paths`` and

@@ -58,7 +58,7 @@ def seconds(*aliases: str, description: str = "", default: Any = None) -> Any:
 
 
 class ProviderSettings(BaseModel):
-    """Settings every target accepts: the retry policy (applied by ``providers.retry``)."""
+    """Settings every target accepts: the retry policy (applied by ``providers.llm.retry``)."""
 
     model_config = ConfigDict(extra="allow", populate_by_name=True, allow_inf_nan=False,
                               arbitrary_types_allowed=True)

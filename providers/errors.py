@@ -3,7 +3,7 @@ this one).
 
 ``ConfigError`` is a configuration or prerequisite error (one line, exit 2);
 ``ProviderError`` / ``ProviderTimeout`` a failed provider call (``retryable`` for transient
-failures, retried by ``providers.retry`` only).
+failures, retried by ``providers.llm.retry`` only).
 """
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ only for ``provider: litellm`` targets. Adding a provider: one file (provider + 
 ``ProviderSettings`` subclass; the provider's docstring's first paragraph is its row in the
 docs table) and one line in ``REGISTRY`` (or ``register(kind, provider, settings)`` from
 outside the project). ``validate``, the JSON Schema (``agentv schema``) and README.md's
-provider table (``tasks.catalogue``) read this registry."""
+provider table (``tasks.plan.catalogue``) read this registry."""
 from __future__ import annotations
 
 from typing import Any
@@ -15,24 +15,26 @@ from providers.lazyload import load_symbol
 
 Spec = Any  # "module:Class", or the class itself when registered at run time
 
-_LLM = "providers.llm_settings"
+_LLM = "providers.llm.settings"
 # kind -> ("module:ProviderClass", "module:SettingsModel"). Aliases share both.
 REGISTRY: dict[str, tuple[Spec, Spec]] = {
     "mock": ("providers.mock:MockProvider", "providers.mock_settings:MockSettings"),
-    "azure": ("providers.openai_http:AzureHTTPProvider", f"{_LLM}:AzureSettings"),
-    "azure-openai": ("providers.openai_http:AzureHTTPProvider", f"{_LLM}:AzureSettings"),
-    "anthropic": ("providers.anthropic_http:AnthropicHTTPProvider", f"{_LLM}:AnthropicSettings"),
-    "gemini": ("providers.gemini_http:GeminiHTTPProvider", f"{_LLM}:GeminiSettings"),
-    "google": ("providers.gemini_http:GeminiHTTPProvider", f"{_LLM}:GeminiSettings"),
-    "openai": ("providers.openai_http:OpenAIHTTPProvider", f"{_LLM}:OpenAISettings"),
-    "litellm": ("providers.llm:LiteLLMProvider", f"{_LLM}:LiteLLMSettings"),
-    "cli": ("providers.cli:CliProvider", "providers.cli_settings:CliSettings"),
-    "codex": ("providers.codex:CodexProvider", "providers.codex_settings:CodexSettings"),
-    "vscode": ("providers.vscode:VSCodeProvider", "providers.vscode_settings:VSCodeSettings"),
-    "vscode-copilot": ("providers.vscode:VSCodeProvider",
-                       "providers.vscode_settings:VSCodeSettings"),
-    "vscode-insiders": ("providers.vscode:VSCodeProvider",
-                        "providers.vscode_settings:VSCodeSettings"),
+    "azure": ("providers.llm.openai:AzureHTTPProvider", f"{_LLM}:AzureSettings"),
+    "azure-openai": ("providers.llm.openai:AzureHTTPProvider", f"{_LLM}:AzureSettings"),
+    "anthropic": ("providers.llm.anthropic:AnthropicHTTPProvider", f"{_LLM}:AnthropicSettings"),
+    "gemini": ("providers.llm.gemini:GeminiHTTPProvider", f"{_LLM}:GeminiSettings"),
+    "google": ("providers.llm.gemini:GeminiHTTPProvider", f"{_LLM}:GeminiSettings"),
+    "openai": ("providers.llm.openai:OpenAIHTTPProvider", f"{_LLM}:OpenAISettings"),
+    "litellm": ("providers.llm.litellm_route:LiteLLMProvider", f"{_LLM}:LiteLLMSettings"),
+    "cli": ("providers.agents.cli:CliProvider", "providers.agents.cli_settings:CliSettings"),
+    "codex": ("providers.agents.codex:CodexProvider",
+              "providers.agents.codex_settings:CodexSettings"),
+    "vscode": ("providers.agents.vscode:VSCodeProvider",
+               "providers.agents.vscode_settings:VSCodeSettings"),
+    "vscode-copilot": ("providers.agents.vscode:VSCodeProvider",
+                       "providers.agents.vscode_settings:VSCodeSettings"),
+    "vscode-insiders": ("providers.agents.vscode:VSCodeProvider",
+                        "providers.agents.vscode_settings:VSCodeSettings"),
 }
 
 

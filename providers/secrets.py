@@ -1,6 +1,6 @@
 """The process-wide secret registry every sink scrubs with (lowest layer: anyone may import).
 
-Values are registered once, when targets and ``.env`` files are loaded (``tasks.redact``
+Values are registered once, when targets and ``.env`` files are loaded (``tasks.load.redact``
 decides *what* is secret); ``scrub`` replaces each registered value — and its JSON-escaped
 and URL-encoded spellings — with ``***``. ``cut``/``tail`` scrub BEFORE shortening, so a
 key straddling the cut never leaks a prefix or suffix.

@@ -38,8 +38,8 @@ def prefect_api(tmp_path_factory) -> str:
 
 
 def run_cli(*args: str, cwd: Path | str | None = None, env: dict | None = None,
-            timeout: float = 120, module: str = "flows.cli") -> subprocess.CompletedProcess:
-    """Run ``python -m flows.cli ARGS`` (the agentv command) as a real subprocess."""
+            timeout: float = 120, module: str = "flows.cli.main") -> subprocess.CompletedProcess:
+    """Run ``python -m flows.cli.main ARGS`` (the agentv command) as a real subprocess."""
     full_env = {**os.environ, **(env or {})}
     full_env["PYTHONPATH"] = str(ROOT) + os.pathsep + full_env.get("PYTHONPATH", "")
     return subprocess.run([sys.executable, "-m", module, *args], cwd=cwd or ROOT,

@@ -1,6 +1,7 @@
 """Runs ``agentv validate`` and ``agentv eval --dry-run`` in-process on corpus cases and prints
 one JSON line per run (exit code, stderr, seconds, whether Prefect got imported), then the
-process's peak RSS. Used by tests/test_corpus.py in one subprocess (no Prefect server)."""
+process's peak RSS. Used by tests/tasks/plan/test_corpus.py in one subprocess (no Prefect
+server)."""
 from __future__ import annotations
 
 import contextlib
@@ -27,7 +28,7 @@ def read_case(case_dir: Path) -> dict[str, str]:
 
 
 def run(argv: list[str]) -> dict:
-    from flows.cli import main
+    from flows.cli.main import main
     out, err = io.StringIO(), io.StringIO()
     started = time.perf_counter()
     had_prefect = "prefect" in sys.modules

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evaluators import all_of, exact_match, tool_called
-from tasks.callable_target import TracedOutput
-from tasks.evalloop import EvalProgram
+from tasks.api.callable_target import TracedOutput
+from tasks.api.evalloop import EvalProgram
 
 
 @dataclass(frozen=True)

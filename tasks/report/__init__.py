@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from html import escape
 from pathlib import Path
 
-from tasks.redact import redact
+from tasks.load.redact import redact
 from tasks.report.html import CSS, SCRIPT
 from tasks.report.runs import Run, load_runs
 from tasks.report.sections import (
@@ -35,8 +35,8 @@ __all__ = ["render_report", "write_report", "default_report_path", "expected_out
 def expected_outcomes(case_keys) -> dict[str, str]:
     """case file::eval_id → expected outcome, read from the eval files still on disk."""
     from providers.errors import ConfigError
-    from tasks.discover import repo_root
-    from tasks.files import load_suite
+    from tasks.load.discover import repo_root
+    from tasks.load.files import load_suite
     found: dict[str, str] = {}
     files = {str(k).split("::")[0] for k in case_keys if isinstance(k, str) and "::" in k}
     for name in sorted(files):

@@ -17,7 +17,7 @@ from evaluators.base import verdict_for
 class Run:
     label: str
     source: str
-    df: Any  # pandas DataFrame of the run's records (tasks.results schema)
+    df: Any  # pandas DataFrame of the run's records (tasks.results.frames schema)
 
 
 def run_labels(sources: list[str]) -> list[str]:
@@ -29,7 +29,7 @@ def run_labels(sources: list[str]) -> list[str]:
 
 
 def load_runs(sources: list[str]) -> list[Run]:
-    from tasks.results import load_results
+    from tasks.results.frames import load_results
     return [Run(label, source, load_results(source))
             for label, source in zip(run_labels(sources), sources)]
 

@@ -15,8 +15,8 @@ from tasks.report.html import (
     table,
 )
 from tasks.report.runs import Run, matrix
-from tasks.stats import BIN_LABELS, breakdown, summarize
-from tasks.trials import case_table
+from tasks.results.stats import BIN_LABELS, breakdown, summarize
+from tasks.results.trials import case_table
 
 
 def runs_summary(runs: list[Run], summaries: list[dict[str, Any]]) -> str:

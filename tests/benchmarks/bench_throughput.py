@@ -176,8 +176,8 @@ def startup() -> None:
     from flows.server import ensure_api
     ensure_api(lambda m: print(m, file=sys.stderr))
     example = ROOT / "data" / "examples" / "simple"
-    for label, cmd in (("--help", [PY, "-m", "flows.cli", "--help"]),
-                       ("validate", [PY, "-m", "flows.cli", "validate", str(example)])):
+    for label, cmd in (("--help", [PY, "-m", "flows.cli.main", "--help"]),
+                       ("validate", [PY, "-m", "flows.cli.main", "validate", str(example)])):
         times = []
         for _ in range(5):
             t0 = time.perf_counter()
@@ -187,7 +187,7 @@ def startup() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "r.jsonl"
         t0 = time.perf_counter()
-        proc = subprocess.Popen([PY, "-m", "flows.cli", "eval",
+        proc = subprocess.Popen([PY, "-m", "flows.cli.main", "eval",
                                  str(example / "evals" / "example.test.yaml"), "--dry-run",
                                  "--eval-id", "plain-greeting", "--out", str(out)], cwd=ROOT,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -4,7 +4,8 @@
   threaded_parent.py TAG READY_DIR THREADS
 
 Starts THREADS idle threads and, from one more thread, ``tests/fakes/forker.py TAG READY_DIR
-hang`` under the reaper (``providers.process.supervised``), then sleeps. When such a process
+hang`` under the reaper (``providers.process.supervision.supervised``), then
+sleeps. When such a process
 is killed with ``kill -9`` its threads exit one after another and the kernel sends the
 reaper's parent-death signal at every hop.
 """
@@ -15,7 +16,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-from providers.process import supervised  # noqa: E402
+from providers.process.supervision import supervised  # noqa: E402
 
 tag, ready, threads = sys.argv[1], sys.argv[2], int(sys.argv[3])
 forker = [sys.executable, os.path.join(os.path.dirname(__file__), "forker.py"), tag, ready, "hang"]

@@ -1,0 +1,51 @@
+"""The case table artifact: one row per case with what a reviewer needs to judge it in the
+Prefect UI — score, verdict, hits, misses, short reasoning, and the case's or its
+evaluators' errors (tasks/results/case_rows.py). One table per eval file × target, keyed so its
+history is kept; built from the rows the run collected as it wrote them, or from a
+loaded DataFrame."""
+from __future__ import annotations
+
+from typing import Any
+
+from flows.naming import artifact_key, suite_name
+from tasks.results.case_rows import CASE_ROW_KEYS, case_row
+
+CASE_TABLE_COLUMNS = ["eval_id", "target", "trial", "case_key", "score", "verdict", "error",
+                      "latency_ms", "reasoning", "hits", "misses", "evaluator_results"]
+
+
+def case_rows(df) -> list[dict[str, Any]]:
+    return [case_row(r) for r in df.itertuples()]
+
+
+def suite_of(case_key: Any) -> str:
+    return suite_name(str(case_key).split("::")[0]) if isinstance(case_key, str) else "unknown"
+
+
+def _table(suite: str, target: str, rows: list[dict[str, Any]]) -> tuple[str, str, list]:
+    return (artifact_key("cases", [suite], [target]),
+            f"agentv cases: {suite} × {target} ({len(rows)} case(s))", rows)
+
+
+def case_tables(df) -> list[tuple[str, str, list[dict[str, Any]]]]:
+    """(artifact key, description, rows) per eval file × target."""
+    frame = df.assign(_suite=df["case_key"].map(suite_of), _target=df["target"].fillna(""))
+    out = []
+    for (suite, target), part in frame.groupby(["_suite", "_target"], sort=True):
+        ordered = part.sort_values(["eval_id", "trial"], kind="stable")
+        out.append(_table(suite, target, case_rows(ordered)))
+    return out
+
+
+def collected_tables(collected: dict[tuple[str, str], list[tuple[Any, ...]]]
+                     ) -> list[tuple[str, str, list[dict[str, Any]]]]:
+    """The same tables from rows collected while the run wrote its records
+    (``RunSink.cases``: (file, target) → rows as tuples of ``CASE_ROW_KEYS``)."""
+    merged: dict[tuple[str, str], list[tuple[Any, ...]]] = {}
+    for (file, target), rows in collected.items():
+        merged.setdefault((suite_of(f"{file}::") if file else "unknown", target), []).extend(rows)
+    out = []
+    for (suite, target) in sorted(merged):
+        ordered = sorted(merged[(suite, target)], key=lambda r: (str(r[0]), r[1]))
+        out.append(_table(suite, target, [dict(zip(CASE_ROW_KEYS, r)) for r in ordered]))
+    return out

@@ -1,0 +1,1 @@
+"""The ``agentv`` command line: argument parsing, the console, the worker command."""

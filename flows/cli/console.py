@@ -1,0 +1,156 @@
+"""What ``agentv eval`` shows on the terminal: a progress line from the first second
+(what it is waiting for, then cases done, ETA and running pass/fail/error counts), then
+the ERRORS and WARNINGS sections and the summary. The progress line appears only on a
+terminal."""
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import Any
+
+from tasks.plan.plan import EvalOptions
+
+WAITING = {"start": "loading eval files and targets",
+           "plan": "starting the Prefect flow run (importing Prefect, connecting to its server)",
+           "cases": "running cases"}
+
+
+class ProgressBar:
+    def __init__(self, enabled: bool | None = None) -> None:
+        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+        self._progress: Any = None  # rich.progress.Progress, imported only on a terminal
+        self._task: Any = None
+        self.counts = {"pass": 0, "fail": 0, "error": 0}
+
+    def begin(self, console=None) -> None:
+        """Show the progress line at once, saying what agentv is waiting for."""
+        if not self.enabled:
+            return
+        from rich.console import Console
+        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn,
+                                   TextColumn, TimeElapsedColumn, TimeRemainingColumn)
+        self._progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
+                                  MofNCompleteColumn(), TextColumn("eta"), TimeRemainingColumn(),
+                                  TimeElapsedColumn(), console=console or Console(stderr=True),
+                                  transient=True)
+        self._task = self._progress.add_task(WAITING["start"], total=None)
+        self._progress.start()
+
+    def start(self, plan: Any) -> None:
+        if self._progress is not None:
+            self._progress.update(self._task, total=len(plan.jobs), description=WAITING["plan"])
+
+    def description(self) -> str:
+        c = self.counts
+        return f"cases: {c['pass']} pass, {c['fail']} fail, {c['error']} error"
+
+    def advance(self, record: dict[str, Any]) -> None:
+        verdict = "error" if record.get("error") else (
+            "pass" if record.get("verdict", _verdict(record)) == "pass" else "fail")
+        self.counts[verdict] += 1
+        if self._progress is not None:
+            self._progress.update(self._task, advance=1, description=self.description())
+
+    def stop(self) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+            self._progress = None
+
+
+def _verdict(record: dict[str, Any]) -> str:
+    from evaluators.base import verdict_for
+    return verdict_for(float(record.get("score") or 0.0))
+
+
+def _where(e: dict[str, Any]) -> str:
+    parts = [p for p in (e.get("file"), str(e.get("eval_id")), e.get("evaluator")) if p]
+    return f"{':'.join(parts)} [{e.get('target')}]"
+
+
+def format_problems(title: str, problems: list[dict[str, Any]]) -> list[str]:
+    """``file:case:evaluator [target]: message`` lines, sorted."""
+    if not problems:
+        return []
+    def key(e: dict[str, Any]) -> tuple[str, ...]:
+        return (str(e.get("file")), str(e["eval_id"]), str(e.get("target")),
+                str(e.get("evaluator") or ""))
+    return ["", title] + [f"  {_where(e)}: {e['error']}" for e in sorted(problems, key=key)]
+
+
+def print_outcome(result: dict[str, Any], wall_s: float) -> None:
+    from tasks.results.stats import format_summary
+    for line in format_problems("ERRORS", result.get("errors") or []):
+        print(line)
+    for line in format_problems("WARNINGS", result.get("warnings") or []):
+        print(line)
+    print(format_summary(result["summary"], wall_s))
+    print(f"  results: {result['results']}")
+    for kind in ("parquet", "junit"):
+        path = (result["summary"].get("files") or {}).get(kind)
+        if path:
+            print(f"  {kind}: {path}")
+    if result.get("flow_run_url"):
+        print(f"  prefect flow run: {result['flow_run_url']}")
+
+
+def run_from_cli(opts: EvalOptions) -> int:
+    """Run, print the outcome; exit code 0, 1 (a quality gate failed), 2 (I/O failure),
+    130/143 (interrupted by Ctrl-C/SIGTERM)."""
+    from flows.launch import run_eval
+    started = time.perf_counter()
+    bar = ProgressBar()
+    bar.begin()
+    try:
+        result = run_eval(opts, on_record=bar.advance, on_plan=bar.start, started=started)
+    finally:
+        bar.stop()
+    if result.get("io_error"):  # disk full, file too large: one error line, then the summary
+        print(f"error: {result['io_error']}", file=sys.stderr)
+    print_outcome(result, result.get("wall_s") or time.perf_counter() - started)
+    if result.get("interrupted"):
+        print(f"  interrupted: {result.get('not_run', 0)} case(s) not run; continue with "
+              f"--resume {result['results']}")
+        return exit_now(exit_code(result))
+    return exit_now(1 if result.get("gate_failures") else 0)
+
+
+ENTRY_MODULES = ("flows.cli.main", "flows.eval")
+
+
+def _is_agentv_process() -> bool:
+    """This process is the ``agentv`` command itself (not a program calling its main)."""
+    main = sys.modules.get("__main__")
+    spec = getattr(main, "__spec__", None)
+    if spec is not None:
+        return spec.name in ENTRY_MODULES
+    return os.path.basename(sys.argv[0] or "") == "agentv"
+
+
+def exit_now(code: int) -> int:
+    """The run is over and everything it wrote is closed: when this process is the
+    ``agentv`` command, exit without the interpreter's teardown of every module and object
+    (~0.4 s after a run). Worker threads are joined, exit handlers run (Prefect's drains,
+    logging's flush), the console is flushed; then the process ends with ``code``."""
+    if not _is_agentv_process():
+        return code
+    import atexit
+    import threading
+    shutdown = getattr(threading, "_shutdown", None)  # what the interpreter's exit runs first:
+    if shutdown is not None:  # executors told to stop, then non-daemon threads joined
+        shutdown()
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
+
+
+def exit_code(result: dict[str, Any]) -> int:
+    """2 after an I/O failure, 128 + signal after SIGTERM (143) or Ctrl-C (130)."""
+    import signal
+    if result.get("io_error"):
+        return 2
+    return 143 if result.get("signal") == signal.SIGTERM else 130

@@ -1,0 +1,281 @@
+"""The ``agentv`` command: eval, validate, server. Prefect and litellm are imported only by
+the commands that run something (``--help`` and ``validate`` stay well under a second).
+
+Configuration errors print one line ``error: file:line: field: message`` and exit 2
+(a traceback only with ``--verbose``).
+"""
+from __future__ import annotations
+
+import sys
+from typing import List, Optional
+
+import typer
+
+from flows.cli.output import fail, setup_logging
+from providers.errors import ConfigError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="agentv: evaluate AI agents and LLM apps with AgentV eval suites on "
+                  "Prefect.")
+server_app = typer.Typer(help="The local Prefect server agentv uses by default.",
+                         no_args_is_help=True)
+app.add_typer(server_app, name="server")
+
+def agentv_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("agentv")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"agentv {agentv_version()}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def main_options(version: bool = typer.Option(
+        False, "--version", callback=_print_version, is_eager=True,
+        help="Print agentv's version and exit.")) -> None:
+    """agentv: evaluate AI agents and LLM apps with AgentV eval suites on Prefect."""
+
+
+OPTIONAL_VALUE_FLAGS = {"--dump-prompts": ".agentv/prompts", "--dump-traces": ".agentv/traces",
+                        "--resume": ""}
+EVAL_SUFFIXES = (".yaml", ".yml", ".jsonl")
+
+
+def _is_results_file(token: str) -> bool:
+    """An existing results file: empty (``kill -9`` before the first record) or holding
+    ``case_key`` in its first record (JSONL or YAML)."""
+    try:
+        with open(token, encoding="utf-8", errors="replace") as fh:
+            head = fh.read(64 * 1024)
+    except OSError:
+        return False
+    return not head.strip() or "case_key" in head
+
+
+def _takes_value(flag: str, token: str | None) -> bool:
+    if token is None or token.startswith("-"):
+        return False
+    if flag == "--resume":
+        return _is_results_file(token)
+    return not token.endswith(EVAL_SUFFIXES) and not any(c in token for c in "*?[")
+
+
+def expand_optional_values(argv: list[str]) -> list[str]:
+    """``--dump-prompts`` / ``--dump-traces`` / ``--resume`` take an optional value."""
+    out: list[str] = []
+    for i, arg in enumerate(argv):
+        out.append(arg)
+        if arg in OPTIONAL_VALUE_FLAGS:
+            nxt = argv[i + 1] if i + 1 < len(argv) else None
+            if not _takes_value(arg, nxt):
+                out.append(OPTIONAL_VALUE_FLAGS[arg] or "latest")
+    return out
+
+
+@app.command("eval")
+def eval_command(
+    paths: List[str] = typer.Argument(..., metavar="PATHS...",
+                                      help="Eval files, directories or globs."),
+    targets: Optional[str] = typer.Option(None, metavar="FILE|DIR",
+        help="targets.yaml, or a directory holding one."),
+    target: Optional[str] = typer.Option(None, metavar="NAME",
+        help="Run every case on this target."),
+    workers: Optional[str] = typer.Option(
+        None, metavar="INT", show_default=False,
+        help="Concurrent cases, 1-50 (default: the target's workers setting, else 1)."),
+    out: Optional[str] = typer.Option(None, metavar="FILE",
+        help="Results file (default .agentv/results/)."),
+    output_format: Optional[str] = typer.Option(
+        None, "--output-format", "--format", metavar="jsonl|yaml",
+        help="jsonl or yaml (default: from --out's extension, else jsonl)."),
+    dry_run: bool = typer.Option(False, help="Use the mock for target and judge; no network."),
+    dry_run_delay: Optional[float] = typer.Option(None, metavar="MS", help="Mock delay in ms."),
+    dry_run_delay_min: Optional[float] = typer.Option(None, metavar="MS",
+        help="Mock min delay in ms."),
+    dry_run_delay_max: Optional[float] = typer.Option(None, metavar="MS",
+        help="Mock max delay in ms."),
+    eval_id: Optional[str] = typer.Option(None, metavar="GLOB",
+        help="Only cases whose id matches this glob."),
+    dump_prompts: Optional[str] = typer.Option(None, metavar="DIR",
+        help="Write each prompt to DIR."),
+    dump_traces: Optional[str] = typer.Option(None, metavar="DIR", help="Write each trace to DIR."),
+    include_trace: bool = typer.Option(False, help="Add trace and output_messages to records."),
+    cache: bool = typer.Option(False, help="Cache LLM responses under .agentv/cache/."),
+    trials: Optional[int] = typer.Option(None, metavar="K", help="Run each case K times."),
+    max_retries: Optional[int] = typer.Option(None, metavar="N",
+        help="Override the targets' max_retries."),
+    resume: Optional[str] = typer.Option(None, metavar="FILE",
+        help="Continue an interrupted run's results."),
+    junit: Optional[str] = typer.Option(None, metavar="FILE", help="Also write JUnit XML to PATH."),
+    task_runner: Optional[str] = typer.Option(None, metavar="default|dask",
+        help="default, or dask (prefect-dask)."),
+    dask_address: Optional[str] = typer.Option(None, metavar="URL",
+        help="Dask scheduler, tcp://host:8786."),
+    shard: Optional[str] = typer.Option(None, metavar="I/N",
+        help="Run only shard I/N of the cases."),
+    prefect_tasks: Optional[str] = typer.Option(
+        None, metavar="batch|case", help="Prefect task runs per batch of cases (default), or "
+        "two per case (invoke-provider, run-evaluators) to follow each case in the UI."),
+    fail_under: Optional[float] = typer.Option(
+        None, metavar="SCORE", help="Quality gate: exit 1 (flow run Failed) when the mean "
+        "score is below SCORE (0-1). Also execution.fail_under in an eval file."),
+    min_pass_rate: Optional[float] = typer.Option(
+        None, metavar="RATE", help="Quality gate: exit 1 when the share of passing cases "
+        "is below RATE (0-1). Also execution.min_pass_rate."),
+    fail_on_error: bool = typer.Option(
+        False, help="Quality gate: exit 1 when any case or evaluator errored. Also "
+        "execution.fail_on_error."),
+    agent_timeout: Optional[float] = typer.Option(
+        None, metavar="SECONDS",
+        help="Seconds an agent target (cli, codex, vscode) may take per case."),
+    strict: bool = typer.Option(False, help="Treat warnings (unknown keys, ...) as errors."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Log provider calls, tracebacks."),
+) -> None:
+    """Run eval suites and write one scored record per case.
+
+    Exit codes: 0 ok, 1 a quality gate failed, 2 bad input, 130 interrupted."""
+    from flows.cli.console import run_from_cli
+    from tasks.plan.plan import EvalOptions
+    setup_logging(verbose)
+    opts = EvalOptions(paths=paths, targets=targets, target=target, workers=workers, out=out,
+                       output_format=output_format or "", dry_run=dry_run,
+                       dry_run_delay=dry_run_delay,
+                       dry_run_delay_min=dry_run_delay_min, dry_run_delay_max=dry_run_delay_max,
+                       eval_id=eval_id, verbose=verbose, dump_prompts=dump_prompts,
+                       dump_traces=dump_traces, include_trace=include_trace, cache=cache,
+                       trials=trials, max_retries=max_retries, resume=resume, junit=junit,
+                       task_runner=task_runner, dask_address=dask_address, shard=shard,
+                       prefect_tasks=prefect_tasks or "batch",
+                       fail_under=fail_under, min_pass_rate=min_pass_rate,
+                       fail_on_error=fail_on_error, agent_timeout=agent_timeout, strict=strict)
+    try:
+        code = run_from_cli(opts)
+    except ConfigError as err:
+        fail(err, verbose)
+    raise typer.Exit(code)
+
+
+@app.command("validate")
+def validate_command(
+    paths: List[str] = typer.Argument(..., help="Files or directories."),
+    strict: bool = typer.Option(False, help="Treat warnings (unknown keys, ...) as errors."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Tracebacks on errors."),
+) -> None:
+    """Run the checks `agentv eval` runs before its first case, calling no target."""
+    from tasks.plan.validate import validate_paths
+    try:
+        report = validate_paths(paths, strict=strict)
+    except ConfigError as err:
+        fail(err, verbose)
+    for w in report.warnings:
+        typer.echo(f"warning: {w}", err=True)
+    for e in report.errors:
+        typer.echo(f"error: {e}", err=True)
+    typer.echo(f"{len(report.checked)} file(s) valid, {len(report.errors)} invalid, "
+               f"{len(report.warnings)} warning(s)")
+    raise typer.Exit(2 if report.errors else 0)
+
+
+@app.command("schema")
+def schema_command(
+    out_dir: str = typer.Argument(".agentv/schemas", help="Directory for the schema files."),
+) -> None:
+    """Write JSON Schemas for eval, targets and config files (editor autocompletion)."""
+    from tasks.plan.schema import write_schemas
+    try:
+        for path in write_schemas(out_dir):
+            typer.echo(str(path))
+    except ConfigError as err:
+        fail(err)
+
+
+@app.command("compare")
+def compare_command(
+    file1: str = typer.Argument(..., help="Baseline results (JSONL, YAML or Parquet)."),
+    file2: str = typer.Argument(..., help="Candidate results (JSONL, YAML or Parquet)."),
+    threshold: float = typer.Option(0.1, "--threshold", "-t",
+                                    help="Delta for a win (>=) or a loss (<= -threshold)."),
+    output_format: str = typer.Option("table", "--format", "-f", help="table or json."),
+    as_json: bool = typer.Option(False, "--json", help="Shorthand for --format json."),
+    fail_on_regression: bool = typer.Option(
+        False, help="Exit 1 only when the 95% CI of the mean delta lies below -threshold."),
+) -> None:
+    """Compare two runs case by case; exit 1 when B's mean is below A's."""
+    import json
+    from tasks.results.compare import compare_files, exit_code, format_table
+    fmt = "json" if as_json else output_format
+    if fmt not in ("table", "json"):
+        fail(ConfigError(f"unknown format '{fmt}' (expected table or json)", None, "--format"))
+    try:
+        result = compare_files(file1, file2, threshold)
+    except ConfigError as err:
+        fail(err)
+    typer.echo(json.dumps(result, indent=2) if fmt == "json"
+               else format_table(result, file1, file2))
+    raise typer.Exit(exit_code(result, fail_on_regression))
+
+
+@app.command("report")
+def report_command(
+    results: List[str] = typer.Argument(..., metavar="RESULTS...",
+                                        help="Results file(s), one per run: JSONL, YAML or "
+                                        "Parquet (quote a glob to read shards as one run)."),
+    out: Optional[str] = typer.Option(None, "--out", "-o", metavar="FILE",
+                                      help="HTML file (default: beside "
+                                      "the results, .html)."),
+) -> None:
+    """Write a self-contained HTML report: one run, or a comparison of several (each
+    results file is one run; trials within a run stay trials)."""
+    from tasks.report import write_report
+    try:
+        path = write_report(results, out)
+    except ConfigError as err:
+        fail(err)
+    typer.echo(f"report: {path}")
+
+
+@server_app.command("start")
+def server_start() -> None:
+    """Start (or reuse) the background Prefect server and print its URLs."""
+    from flows.server import start_server, ui_url, usable_url
+    url = usable_url() or start_server()
+    typer.echo(f"Prefect API: {url}\nPrefect UI:  {ui_url() or url.removesuffix('/api')}")
+
+
+@server_app.command("stop")
+def server_stop() -> None:
+    """Stop the background Prefect server."""
+    from flows.server import stop_server
+    typer.echo("stopped" if stop_server() else "no agentv Prefect server recorded")
+
+
+@server_app.command("status")
+def server_status() -> None:
+    """Show whether the background Prefect server answers."""
+    from flows.server import read_state, running_url
+    url = running_url()
+    state = read_state() or {}
+    typer.echo(f"running: {state.get('ui_url')}" if url else "not running")
+    raise typer.Exit(0 if url else 1)
+
+
+from flows.cli.worker import worker_command  # noqa: E402 - a light module (typer only)
+
+app.command("worker")(worker_command)
+
+
+def main(argv: list[str] | None = None) -> None:
+    from tasks.load.redact import scrub_console
+    scrub_console()  # whatever reaches the terminal is scrubbed of registered secrets
+    args = expand_optional_values(sys.argv[1:] if argv is None else argv)
+    app(args=args, prog_name="agentv")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,39 @@
+"""The typed eval API (seed 002) in one import::
+
+    from flows.evals import (Dataset, EvalLoop, all_of, collect_results, exact_match,
+                             llm_judge, request_mailbox, result_mailbox, submit_dataset)
+
+Data (``Sample``, ``Dataset``, ``Score``, ``EvalResult``, ``EvalReport``), evaluators and
+combinators (``evaluators``), judges built from targets.yaml by name (``llm_judge``,
+``categorical_judge``), callable targets with a trace (``TracedOutput``), one-call runs
+through the Prefect flow (``run_dataset``), and the distributed mode: ``Mailbox``
+(in-memory, Redis), ``EvalRequest``, ``EvalLoop``, ``submit_dataset``, ``collect_results``.
+Prefect is not imported here.
+"""
+from evaluators import (EvalReport, EvalResult, PromptExecuted, Score, SessionView, SliceView,
+                        ToolInvoked, adapt, all_of, all_tools_succeeded, any_of, contains,
+                        exact_match, is_json, is_session_aware, json_subset, regex,
+                        slice_contains, token_usage_under, tool_call_count, tool_called,
+                        tool_not_called, trace_contains, within_tolerance)
+from providers.base import Usage
+from tasks.api.callable_target import TracedOutput
+from flows.dataset import evaluate, run_dataset  # runs the flow: the facade's one upward import
+from tasks.api.dataset import Dataset, Sample
+from tasks.api.eval_client import (collect_results, open_mailbox, request_mailbox, result_mailbox,
+                               submit_dataset)
+from tasks.api.evalloop import EvalLoop, EvalProgram
+from tasks.api.mailbox import InMemoryMailbox, Mailbox, Message
+from tasks.api.mailbox_codec import EvalRequest, EvalRequestCodec, EvalResultCodec, JsonCodec
+from tasks.api.mailbox_redis import RedisMailbox
+from tasks.api.typed_targets import categorical_judge, llm_judge
+
+__all__ = [
+    "Dataset", "EvalLoop", "EvalProgram", "EvalReport", "EvalRequest", "EvalRequestCodec",
+    "EvalResult", "EvalResultCodec", "InMemoryMailbox", "JsonCodec", "Mailbox", "Message",
+    "PromptExecuted", "RedisMailbox", "Sample", "Score", "SessionView", "SliceView",
+    "ToolInvoked", "TracedOutput", "Usage", "adapt", "all_of", "all_tools_succeeded", "any_of",
+    "categorical_judge", "collect_results", "contains", "evaluate", "exact_match", "is_json",
+    "is_session_aware", "json_subset", "llm_judge", "open_mailbox", "regex", "request_mailbox",
+    "result_mailbox", "run_dataset", "slice_contains", "submit_dataset", "token_usage_under",
+    "tool_call_count", "tool_called", "tool_not_called", "trace_contains", "within_tolerance",
+]

@@ -1,0 +1,98 @@
+"""A run's local job machinery, and its head start.
+
+``local_job_runner`` builds what runs a plan's jobs in this process: the case runner, the
+``--workers`` and per-file limits, the job runner writing into the run's ledger.
+
+``HeadStart``: the first cases go out while Prefect is still being imported and the flow
+run created (that costs 1.5–2 s here). The launcher starts them, in the order of the
+batches the flow will run, at most ``--workers`` at a time; when the flow runs its
+``run-cases`` batch tasks, each adopts its cases that already started
+(``JobRunner.run_batch``) and the head start hands over. Records are written by the ledger
+as each case completes, as always. What is never adopted (the flow did not run) is
+cancelled: not recorded, resumable.
+"""
+from __future__ import annotations
+
+import asyncio
+from typing import Protocol
+
+from tasks.plan.batching import batching_targets, run_batches
+from tasks.plan.expand import Job
+from tasks.engine.jobs import JobRunner, LocalLimits, Record, RunControl
+from tasks.plan.plan import Plan, file_worker_caps
+from tasks.engine.case_runner import CaseRunner, RunOptions, TargetRuntime
+
+class Ledger(Protocol):
+    """Where finished cases go (``tasks.results.ledger.RunLedger``): the engine writes
+    through this port and never imports the results layer."""
+    control: RunControl
+    done_keys: set[str]
+
+    def begin(self) -> None: ...
+
+    def record_finished(self, record: Record) -> Record | None: ...
+
+
+HELD_MAX = 2000  # started cases whose records wait for their batch task, at most
+
+
+def local_job_runner(plan: Plan, runtimes: dict[str, TargetRuntime],
+                     ledger: Ledger) -> JobRunner:
+    opts = plan.options
+    runner = CaseRunner(runtimes, RunOptions(include_trace=opts.include_trace,
+                                             dump_prompts=opts.dump_prompts,
+                                             dump_traces=opts.dump_traces))
+    caps = file_worker_caps([s.path for s in plan.suites], plan.workers)
+    return JobRunner(runner, LocalLimits(plan.workers, caps), ledger.control,
+                     ledger.record_finished)
+
+
+def head_start_allowed(plan: Plan) -> bool:
+    """Local batch tasks only: case tasks and Dask batches run each case inside its task."""
+    opts = plan.options
+    return opts.task_runner != "dask" and opts.prefect_tasks != "case"
+
+
+class HeadStart:
+    """``begin()`` inside the run's event loop; ``hand_over()`` once the flow runs its
+    batches; ``close()`` when the launcher is done (the owner closes what it opens)."""
+
+    def __init__(self, plan: Plan, runtimes: dict[str, TargetRuntime], ledger: Ledger):
+        self.plan, self.runtimes, self.ledger = plan, runtimes, ledger
+        self.jobs = local_job_runner(plan, runtimes, ledger)
+        pending = [j for j in plan.jobs if j.key not in ledger.done_keys]
+        self.batches = run_batches(pending, runtimes)  # the flow runs these very batches
+        self._tasks: list[asyncio.Future] = []
+
+    def first_jobs(self) -> list[Job]:
+        """The pending jobs in the order the flow's batches take them (not those of a
+        provider_batching target: one call answers their whole batch)."""
+        whole = batching_targets(self.runtimes)
+        return [job for _, batch in self.batches if not _whole(batch, whole)
+                for job in batch][:HELD_MAX]
+
+    def begin(self) -> None:
+        self.ledger.begin()  # the run starts now: a fresh results file is emptied
+        self._tasks = [asyncio.ensure_future(self._feed(self.first_jobs())),
+                       asyncio.ensure_future(self.jobs.control.watchdog())]
+
+    async def _feed(self, jobs: list[Job]) -> None:
+        window = asyncio.Semaphore(self.plan.workers)
+        for job in jobs:
+            await window.acquire()
+            if self.jobs.control.stopping:
+                return
+            self.jobs.start(job).add_done_callback(lambda _: window.release())
+
+    def hand_over(self) -> None:
+        """The flow's batches take it from here: nothing more starts early."""
+        self._tasks[0].cancel()
+
+    async def close(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        await self.jobs.abandon_started()
+
+
+def _whole(batch: list[Job], whole: frozenset[str]) -> bool:
+    return bool(batch) and batch[0].target in whole

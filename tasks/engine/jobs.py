@@ -1,0 +1,151 @@
+"""The one job runner: every job of a run (the local flow's batches, a Dask worker's batch,
+the typed API's samples, ``--prefect-tasks case``) goes through ``JobRunner.run_one``.
+
+A job waits for a slot (its eval file's cap, then the run's ``--workers``), is skipped when
+the run is stopping (Ctrl-C, SIGTERM, a failed write), runs, and hands its record to the
+sink. After a stop, in-flight jobs get ``INTERRUPT_GRACE_S`` to finish, then they are
+cancelled (not recorded, resumable). No Prefect here: the limits are asyncio semaphores in
+this process or, under Dask, cluster-wide ``distributed.Semaphore``s (flows/distributed.py).
+"""
+from __future__ import annotations
+
+import asyncio
+import time
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any, AsyncIterator, Awaitable, Callable, Protocol
+
+from tasks.plan.expand import Job
+from tasks.engine.case_runner import CaseRunner
+
+INTERRUPT_GRACE_S = 3.0
+Record = dict[str, Any]
+
+
+class Limits(Protocol):
+    """Concurrency slots: ``slot(file)`` holds the file's cap and a ``--workers`` slot;
+    ``slot(None)`` only a ``--workers`` slot (a provider_batching call)."""
+
+    def slot(self, file: str | None) -> AbstractAsyncContextManager[None]: ...
+
+
+class LocalLimits:
+    """``--workers`` and the per-file caps as semaphores of this process."""
+
+    def __init__(self, workers: int, file_caps: dict[str, int]):
+        self.workers = asyncio.Semaphore(workers)
+        self.files = {f: asyncio.Semaphore(n) for f, n in file_caps.items()}
+
+    @asynccontextmanager
+    async def slot(self, file: str | None) -> AsyncIterator[None]:
+        cap = self.files.get(file) if file is not None else None
+        if cap is None:
+            async with self.workers:
+                yield
+            return
+        async with cap, self.workers:
+            yield
+
+
+class RunControl:
+    """A run's stop state: the first stop (signal or write failure) schedules nothing new;
+    the watchdog cancels what still runs once the grace period is over (``grace_s=None``:
+    in-flight jobs finish however long they take, until ``release()``)."""
+
+    def __init__(self, grace_s: float | None = INTERRUPT_GRACE_S):
+        self.grace_s = grace_s
+        self.stop_requested: float | None = None  # monotonic time of the first stop
+        self.stop_signal: int | None = None
+        self.io_error: str | None = None
+        self.released = False
+        self.skipped = 0
+        self.in_flight: set[asyncio.Task] = set()
+
+    @property
+    def stopping(self) -> bool:
+        return self.stop_requested is not None
+
+    def request_stop(self, signum: int | None = None) -> None:
+        if self.stop_requested is None:
+            self.stop_requested = time.monotonic()
+            self.stop_signal = signum
+
+    def release(self) -> None:
+        """Stop now (a second signal): every job in flight is cancelled (not recorded)."""
+        self.request_stop()
+        self.released = True
+        for in_flight in list(self.in_flight):
+            in_flight.cancel()
+
+    async def watchdog(self) -> None:
+        """After a stop: in-flight jobs get the grace period, then they are cancelled."""
+        while self.stop_requested is None:
+            await asyncio.sleep(0.1)
+        if self.grace_s is None:
+            return  # no deadline: only release() cancels
+        while time.monotonic() - self.stop_requested < self.grace_s and self.in_flight:
+            await asyncio.sleep(0.05)
+        for in_flight in list(self.in_flight):
+            in_flight.cancel()
+
+
+class JobRunner:
+    """Runs jobs under ``limits`` and ``control``; ``execute`` runs one job (the case
+    runner, or ``--prefect-tasks case``'s task runs); ``sink`` takes each record and returns
+    what was written (None: nothing)."""
+
+    def __init__(self, runner: CaseRunner, limits: Limits, control: RunControl,
+                 sink: Callable[[Record], Record | None] = lambda r: r,
+                 execute: Callable[[Job], Awaitable[Record]] | None = None):
+        self.runner, self.limits, self.control, self.sink = runner, limits, control, sink
+        self.execute = execute or runner.run
+        self.started: dict[str, asyncio.Task[Record | None]] = {}  # head start, by job key
+
+    def start(self, job: Job) -> asyncio.Task[Record | None]:
+        """Run ``job`` now (a head start, before its batch exists); the batch adopts it."""
+        task = self.started[job.key] = asyncio.ensure_future(self.run_one(job))
+        return task
+
+    def holds(self, jobs: list[Job]) -> bool:
+        """Whether some of ``jobs`` already started (a batch must adopt them)."""
+        return any(job.key in self.started for job in jobs)
+
+    async def run_batch(self, jobs: list[Job]) -> list[Record]:
+        """Run ``jobs`` concurrently (one provider call first with provider_batching),
+        adopting those that already started."""
+        fresh = [job for job in jobs if job.key not in self.started]
+        if fresh and self.runner.batching(fresh) and not self.control.stopping:
+            async with self.limits.slot(None):
+                await self.runner.prefetch(fresh)
+        done = await asyncio.gather(*(self._adopt_or_run(job) for job in jobs))
+        return [r for r in done if r is not None]
+
+    async def _adopt_or_run(self, job: Job) -> Record | None:
+        task = self.started.pop(job.key, None)
+        return await (task if task is not None else self.run_one(job))
+
+    async def abandon_started(self) -> None:
+        """Cancel what started and was never adopted (the flow did not run): not recorded,
+        resumable."""
+        left, self.started = list(self.started.values()), {}
+        for task in left:
+            task.cancel()
+        await asyncio.gather(*left, return_exceptions=True)
+
+    async def run_one(self, job: Job) -> Record | None:
+        control = self.control
+        async with self.limits.slot(job.case.file):
+            if control.stopping:
+                control.skipped += 1
+                return None  # stopping: schedule nothing new
+            task = asyncio.current_task()
+            if task is not None:
+                control.in_flight.add(task)
+            try:
+                record = await self.execute(job)
+            except asyncio.CancelledError:
+                control.skipped += 1
+                return None  # cancelled after the grace period: not recorded, resumable
+            finally:
+                if task is not None:
+                    control.in_flight.discard(task)
+        return self.sink(record)

@@ -1,0 +1,190 @@
+"""The cases of a loaded eval file, kept packed: a run's memory stays flat in N.
+
+A 20,000-case suite as ``EvalCase`` objects (messages, segments, pydantic evaluators) costs
+~3 KB a case, and its YAML node tree more while it is parsed. Instead each case's YAML
+mapping is packed as soon as the parser closes it (``pack``: plain tuples with every line
+number, marshalled, ~200 bytes) and the file is validated case by case; what stays is the
+packed bytes (one buffer per file) and a ``CaseRef`` per case (id, line, target, trials).
+A job builds its ``EvalCase`` again from the packed mapping when it runs (``CaseRef.get``),
+through the same ``parse_case`` that validated it; a small cache keeps the cases of the
+jobs in flight. Once every job has finished, ``release_cases`` lets the buffers go.
+"""
+from __future__ import annotations
+
+import marshal
+import sys
+from array import array
+from collections import OrderedDict
+from typing import Any, Callable, Iterator, Sequence, overload
+
+from tasks.load.yamlsrc import LineDict, LineList
+
+EvalCase = Any  # tasks.load.files.EvalCase (which builds its stores: no import back)
+
+CACHE_SIZE = 1024  # built cases kept: more than the jobs a run has in flight
+_DICT, _LIST, _PLAIN_DICT, _PLAIN_LIST = 0, 1, 2, 3
+
+
+def plain(value: Any) -> Any:
+    """LineDict/LineList → nested tuples keeping every line; scalars as they are."""
+    if isinstance(value, LineDict):
+        lines = getattr(value, "key_lines", {})
+        return (_DICT, value.line, tuple(x for k, v in value.items()
+                                         for x in (k, lines.get(k, value.line), plain(v))))
+    if isinstance(value, LineList):
+        lines = getattr(value, "item_lines", [])
+        return (_LIST, value.line, tuple(x for i, v in enumerate(value)
+                                         for x in (lines[i] if i < len(lines) else value.line,
+                                                   plain(v))))
+    if isinstance(value, dict):
+        return (_PLAIN_DICT, 0, tuple(x for k, v in value.items() for x in (k, 0, plain(v))))
+    if isinstance(value, list):
+        return (_PLAIN_LIST, 0, tuple(x for v in value for x in (0, plain(v))))
+    return value
+
+
+def unplain(value: Any) -> Any:
+    if value.__class__ is not tuple:
+        return value
+    kind, line, flat = value
+    if kind == _DICT:
+        out: Any = LineDict()
+        lines: Any = {}
+        for i in range(0, len(flat), 3):
+            key = flat[i]
+            item = flat[i + 2]
+            out[key] = unplain(item) if item.__class__ is tuple else item
+            lines[key] = flat[i + 1]
+        out.key_lines = lines
+    elif kind == _LIST:
+        out = LineList([unplain(v) if v.__class__ is tuple else v for v in flat[1::2]])
+        out.item_lines = list(flat[0::2])
+    elif kind == _PLAIN_DICT:
+        return {flat[i]: unplain(flat[i + 2]) for i in range(0, len(flat), 3)}
+    else:
+        return [unplain(v) for v in flat[1::2]]
+    out.line = line
+    return out
+
+
+class Packed(bytes):
+    """One case's mapping, packed (never mistaken for a ``!!binary`` value)."""
+
+    __slots__ = ()
+
+
+def pack(value: Any) -> Packed:
+    return Packed(marshal.dumps(plain(value)))
+
+
+def unpack(data: bytes | memoryview) -> Any:
+    return unplain(marshal.loads(data))
+
+
+class CaseStore:
+    """One file's packed cases; ``build(raw, line)`` makes an ``EvalCase`` of one (no
+    warnings: they were given when the file was validated)."""
+
+    def __init__(self, build: Callable[[Any, int], EvalCase]) -> None:
+        # every packed case in one buffer (no object per case; one block, returned to the
+        # system at once when released), case i at data[ends[i - 1]:ends[i]]
+        self.data = bytearray()
+        self.ends = array("Q")
+        self.build = build
+        self._built: OrderedDict[int, EvalCase] = OrderedDict()
+        self.released = False
+
+    def add(self, packed: bytes) -> None:
+        self.data += packed
+        self.ends.append(len(self.data))
+
+    def __len__(self) -> int:
+        return len(self.ends)
+
+    def packed(self, index: int) -> memoryview:
+        start = self.ends[index - 1] if index else 0
+        return memoryview(self.data)[start:self.ends[index]]
+
+    def release(self) -> None:
+        """The run's cases are done: let the packed cases go (no job builds one again)."""
+        self.data, self.ends, self._built = bytearray(), array("Q"), OrderedDict()
+        self.released = True
+
+    def case(self, ref: CaseRef) -> EvalCase:
+        if self.released:
+            raise RuntimeError(f"{ref.where}: case {ref.id!r} asked for after the run's "
+                               "cases were released")
+        built = self._built.get(ref.index)
+        if built is None:
+            with self.packed(ref.index) as packed:
+                raw = unpack(packed)
+            built = self._built[ref.index] = self.build(raw, ref.line)
+            if len(self._built) > CACHE_SIZE:
+                self._built.popitem(last=False)
+        else:
+            self._built.move_to_end(ref.index)
+        return built
+
+
+class CaseRef:
+    """What planning needs of one case without building it; ``get()`` builds it."""
+
+    __slots__ = ("store", "index", "id", "file", "line", "target", "trials")
+
+    def __init__(self, store: CaseStore, index: int, case: EvalCase) -> None:
+        self.store, self.index = store, index
+        self.id, self.file, self.line = sys.intern(case.id), case.file, case.line
+        self.target, self.trials = case.target, case.trials
+
+    @property
+    def where(self) -> str:
+        return f"{self.file}:{self.line}"
+
+    def get(self) -> EvalCase:
+        return self.store.case(self)
+
+    def __reduce__(self) -> tuple[Any, ...]:  # shipped elsewhere: as the case itself
+        return _same, (self.get(),)
+
+    def __repr__(self) -> str:
+        return f"CaseRef({self.where} {self.id!r})"
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+class LazyCases(Sequence[EvalCase]):
+    """A loaded suite's ``cases``: each built when it is looked at; ``refs`` for planning."""
+
+    def __init__(self, refs: list[CaseRef]) -> None:
+        self.refs = refs
+
+    def __len__(self) -> int:
+        return len(self.refs)
+
+    @overload
+    def __getitem__(self, index: int) -> EvalCase: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[EvalCase]: ...
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return [ref.get() for ref in self.refs[index]]
+        return self.refs[index].get()
+
+    def __iter__(self) -> Iterator[EvalCase]:
+        return (ref.get() for ref in self.refs)
+
+    def release(self) -> None:
+        for store in {id(ref.store): ref.store for ref in self.refs}.values():
+            store.release()
+
+
+def release_cases(suites: Sequence[Any]) -> None:
+    """Every job of the run has finished: the loaded files' packed cases can go (the end of
+    the run — summary, artifacts — then has that memory; the case ids stay)."""
+    for suite in suites:
+        if isinstance(suite.cases, LazyCases):
+            suite.cases.release()

@@ -1,0 +1,42 @@
+"""``.agentv/config.yaml`` (``$schema: agentv-config-v2``): one typed model for the run's
+guideline patterns, ``agentv validate`` and ``agentv schema``."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from providers.base_settings import Int, parse_settings
+from tasks.load.yamlsrc import LineDict, load_yaml_file
+
+CONFIG_SCHEMA = "agentv-config-v2"
+
+
+class ConfigModel(BaseModel):
+    model_config = ConfigDict(extra="allow", populate_by_name=True, allow_inf_nan=False)
+    guideline_patterns: list[str] | None = Field(
+        None, description="Globs (relative to the repository root) of guideline files")
+    judge_target: str | None = None
+    workers: Int | None = Field(None, ge=1, le=50)
+    max_retries: Int | None = Field(None, ge=0, le=100, alias="max_retries")
+    provider_batching: bool | None = None
+
+
+def load_config(path: str | Path, warn: Callable[[str], None] | None = None) -> ConfigModel:
+    """Raises ConfigError (file:line: field: message); unknown keys go to ``warn``."""
+    data = load_yaml_file(path)
+    spath = str(path)
+    if not isinstance(data, LineDict):
+        from providers.errors import ConfigError
+        raise ConfigError("a config file must be a mapping", f"{spath}:1")
+    if "$schema" in data and data["$schema"] != CONFIG_SCHEMA:
+        from providers.errors import ConfigError
+        raise ConfigError(f"unexpected $schema {data['$schema']!r} (expected {CONFIG_SCHEMA})",
+                          f"{spath}:{data.line_of('$schema')}", "$schema")
+    body = {k: v for k, v in data.items() if k != "$schema"}
+    if "maxRetries" in body and "max_retries" not in body:
+        body["max_retries"] = body.pop("maxRetries")
+    return parse_settings(ConfigModel, body, where=f"{spath}:{data.line}",
+                          line_of=lambda k: f"{spath}:{data.line_of(k)}", warn=warn,
+                          label=" in config file")

@@ -1,0 +1,147 @@
+"""Finding things on disk: repo root, eval files from paths/globs, upward searches, .env."""
+from __future__ import annotations
+
+import glob
+import os
+from functools import lru_cache
+from pathlib import Path
+
+from providers.errors import ConfigError
+
+EVAL_SUFFIXES = (".yaml", ".yml", ".jsonl")
+NOT_EVAL_NAMES = {"targets.yaml", "targets.yml", "config.yaml", "config.yml", ".agentv.yaml"}
+
+
+SKIP_DIRS = {".git", ".venv", "venv", "node_modules", "__pycache__", ".agentv", ".tox",
+             ".mypy_cache", ".pytest_cache", ".ruff_cache"}
+
+
+@lru_cache(maxsize=256)
+def find_repo(start: str | None = None) -> Path | None:
+    """The nearest enclosing git root of ``start`` (or the current directory), if any."""
+    here = Path(start or os.getcwd()).resolve()
+    for d in (here, *here.parents):
+        if (d / ".git").exists():
+            return d
+    return None
+
+
+def repo_root(start: str | None = None) -> Path:
+    """The nearest enclosing git root of ``start``, else the current directory."""
+    return find_repo(start) or Path(os.getcwd()).resolve()
+
+
+def upward_dirs(start: Path) -> list[Path]:
+    """``start`` and its parents up to (and including) the repository root — or up to the
+    filesystem root when ``start`` is not inside a repository."""
+    start = start.resolve()
+    root = find_repo(str(start))
+    dirs = []
+    for d in (start, *start.parents):
+        dirs.append(d)
+        if d == root:
+            break
+    return dirs
+
+
+def walk_files(directory: Path, suffixes: tuple[str, ...]) -> list[Path]:
+    """Files under ``directory`` with these suffixes, never descending into VCS, virtualenv,
+    node_modules or ``.agentv`` output folders (``.agentv/targets.yaml`` and
+    ``.agentv/config.yaml`` are kept)."""
+    found: list[Path] = []
+    for root, dirs, files in os.walk(directory):
+        here = Path(root)
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS or d == ".agentv")
+        agentv_dir = here.name == ".agentv"
+        for name in sorted(files):
+            path = here / name
+            if path.suffix not in suffixes:
+                continue
+            if agentv_dir and name not in AGENTV_FILES:
+                continue
+            found.append(path)
+        if agentv_dir:
+            dirs[:] = []
+    return found
+
+
+AGENTV_FILES = {"targets.yaml", "targets.yml", "config.yaml", "config.yml"}
+
+
+def find_upward(start: Path, names: tuple[str, ...]) -> Path | None:
+    for d in upward_dirs(start):
+        for name in names:
+            candidate = d / name
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+def _looks_like_eval(path: Path) -> bool:
+    """Eval YAML, or a JSONL dataset — not a results file, not a sidecar."""
+    if path.suffix == ".jsonl":
+        return not _is_results(path)
+    if path.name in NOT_EVAL_NAMES or path.parent.name == ".agentv":
+        return False
+    if any(path.with_suffix(s).is_file() for s in (".jsonl",)):
+        return False  # the sidecar of a JSONL dataset: loaded with it
+    try:
+        head = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return "evalcases" in head or "agentv-eval-v2" in head
+
+
+def _is_results(path: Path) -> bool:
+    """AgentV's recorded results (``*.baseline.jsonl``, agentv's own output) are not datasets."""
+    if path.name.endswith((".baseline.jsonl", "-results.jsonl", ".results.jsonl")):
+        return True
+    try:
+        with open(path, encoding="utf-8-sig", errors="replace") as fh:
+            first = fh.readline(65536)
+    except OSError:
+        return False
+    return '"candidate_answer"' in first or '"case_key"' in first
+
+
+def expand_eval_paths(args: list[str]) -> list[Path]:
+    """Files, directories (recursive) and globs → eval files, deduplicated and sorted."""
+    found: set[Path] = set()
+    for arg in args:
+        matches = [Path(m) for m in glob.glob(arg, recursive=True)] if glob.has_magic(arg) \
+            else ([Path(arg)] if Path(arg).exists() else [])
+        if not matches:
+            raise ConfigError("no eval file matches this path", arg)
+        for m in matches:
+            if m.is_dir():
+                found.update(p.resolve() for p in walk_files(m, EVAL_SUFFIXES)
+                             if _looks_like_eval(p))
+            elif m.is_file() and (not glob.has_magic(arg) or _looks_like_eval(m)):
+                found.add(m.resolve())
+    if not found:
+        raise ConfigError("no eval files found", " ".join(args))
+    return sorted(found)
+
+
+def load_env_files(eval_files: list[Path]) -> list[Path]:
+    """Load the first .env from each eval file's dir upward, then repo root, then cwd.
+
+    Real environment variables win (override=False). Returns the files loaded."""
+    from dotenv import dotenv_values, load_dotenv
+
+    from providers.process.environment import mark_dotenv
+
+    candidates: list[Path] = []
+    for f in eval_files:
+        hit = find_upward(f.parent, (".env",))
+        if hit:
+            candidates.append(hit)
+    candidates += [repo_root() / ".env", Path.cwd() / ".env"]
+    loaded: list[Path] = []
+    for c in candidates:
+        c = c.resolve()
+        if c.is_file() and c not in loaded:
+            mark_dotenv(k for k in dotenv_values(c) if k not in os.environ)
+            load_dotenv(c, override=False)
+            loaded.append(c)
+    return loaded

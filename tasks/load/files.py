@@ -1,0 +1,273 @@
+"""Eval files (agentv-eval-v2 YAML, JSONL datasets + sidecar) → ``EvalSuite`` of ``EvalCase``s.
+
+Unknown keys produce warnings naming file:line; wrong types, missing required keys,
+duplicate ids and missing referenced files are ``ConfigError``s naming file:line and field.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from evaluators.base import Evaluator
+from evaluators.registry import build_evaluators
+from providers.errors import ConfigError
+from tasks.load.case_store import CaseRef, CaseStore, LazyCases, Packed, pack, unpack
+from tasks.load.gates import Gates, parse_gates
+from tasks.load.messages import Message, guideline_patterns, parse_messages
+from tasks.load.jsonl import EVAL_SCHEMA, load_jsonl
+from tasks.load.yamlsrc import LineDict, LineList, load_yaml_file
+
+FILE_KEYS = {"$schema", "description", "dataset", "target", "execution", "evalcases", "trials",
+             "metadata", "evaluator", "evaluators"}
+CASE_KEYS = {"id", "expected_outcome", "outcome", "input_messages", "input", "expected_messages",
+             "expected_output", "conversation_id", "execution", "evaluators", "rubrics",
+             "description", "metadata", "trials", "note"}
+EXECUTION_KEYS = {"target", "evaluators", "trials", "fail_under", "min_pass_rate",
+                  "fail_on_error"}
+MAX_TRIALS = 1000
+
+
+@dataclass
+class EvalCase:
+    id: str
+    file: str
+    line: int
+    dataset: str
+    expected_outcome: str = ""
+    input_messages: list[Message] = field(default_factory=list)
+    expected_messages: list[Message] = field(default_factory=list)
+    conversation_id: str | None = None
+    target: str | None = None  # case-level execution.target
+    evaluators: list[Evaluator] = field(default_factory=list)
+    rubrics: list[Any] = field(default_factory=list)
+    trials: int | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def base_dir(self) -> str:
+        return str(Path(self.file).parent)
+
+    @property
+    def where(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+@dataclass
+class EvalSuite:
+    path: str
+    description: str = ""
+    dataset: str = ""
+    target: str | None = None
+    trials: int | None = None
+    cases: Sequence[EvalCase] = field(default_factory=list)  # a loaded file's: LazyCases
+    warnings: list[str] = field(default_factory=list)
+    has_schema: bool = True
+    gates: Gates = field(default_factory=Gates)  # execution: fail_under, min_pass_rate, …
+
+
+def _warn_unknown(obj: dict, allowed: set[str], path: str, what: str, warn) -> None:
+    for key in obj:
+        if key not in allowed:
+            line = obj.line_of(key) if isinstance(obj, LineDict) else 0
+            warn(f"{path}:{line}: unknown key '{key}' in {what} (ignored)")
+
+
+def _str_field(obj: dict, key: str, path: str, default: str = "") -> str:
+    value = obj.get(key, default)
+    if value is None:
+        return default
+    if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+        line = obj.line_of(key) if isinstance(obj, LineDict) else 0
+        raise ConfigError(f"must be a string, got {type(value).__name__}", f"{path}:{line}", key)
+    return str(value)
+
+
+def _trials(obj: dict, path: str) -> int | None:
+    value = obj.get("trials")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_TRIALS:
+        line = obj.line_of("trials") if isinstance(obj, LineDict) else 0
+        raise ConfigError(f"must be a whole number from 1 to {MAX_TRIALS}, got {value!r}",
+                          f"{path}:{line}", "trials")
+    return value
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _line_of(items: list, index: int) -> int:
+    return items.line_of(index) if isinstance(items, LineList) else 0
+
+
+def _target(obj: dict, path: str) -> str | None:
+    """``target`` / ``execution.target``: a target name (a string), or absent."""
+    value = obj.get("target")
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        line = obj.line_of("target") if isinstance(obj, LineDict) else 0
+        shown = ("a list" if isinstance(value, list) else "a mapping" if isinstance(value, dict)
+                 else repr(value))
+        raise ConfigError(f"must be a target name (a string), got {shown}", f"{path}:{line}",
+                          "target")
+    return value
+
+
+def _execution(obj: dict, path: str, warn) -> dict:
+    execution = obj.get("execution") or {}
+    if not isinstance(execution, dict):
+        line = obj.line_of("execution") if isinstance(obj, LineDict) else 0
+        raise ConfigError("must be a mapping", f"{path}:{line}", "execution")
+    _warn_unknown(execution, EXECUTION_KEYS, path, "execution", warn)
+    return execution
+
+
+def _evaluator_list(obj: dict, key: str, path: str, base_dir: str, warn) -> list[Evaluator]:
+    raw = obj.get(key)
+    if raw is None:
+        return []
+    if isinstance(raw, str):
+        raw = [{"type": raw}]
+    line = obj.line_of(key) if isinstance(obj, LineDict) else 0
+    if isinstance(raw, dict):
+        raw = [raw]
+    if not isinstance(raw, list):
+        raise ConfigError("must be a list of evaluators", f"{path}:{line}", key)
+    line_of = (lambda i: f"{path}:{raw.line_of(i)}") if isinstance(raw, LineList) else None
+    return build_evaluators(raw, base_dir=base_dir, where=f"{path}:{line}", warn=warn,
+                            line_of=line_of)
+
+
+def default_evaluators(base_dir: str) -> list[Evaluator]:
+    """With no evaluators configured, a case is scored by llm_judge with the default prompt."""
+    from evaluators.llm_judge import LlmJudge
+    return _AutoDefaults([LlmJudge(name="llm_judge", type="llm_judge", base_dir=base_dir)])
+
+
+def _with_rubrics(rubrics: list[Any], evaluators: list[Evaluator], defaults: list[Evaluator],
+                  base_dir: str, where: str, warn) -> list[Evaluator]:
+    """AgentV's rule: case-level ``rubrics`` replace the default llm_judge and go in
+    front of any explicitly configured evaluators."""
+    from evaluators.rubric import rubric_evaluator_for
+    explicit = [] if evaluators is defaults and getattr(defaults, "auto", False) else evaluators
+    return [rubric_evaluator_for(rubrics, base_dir, where, warn), *explicit]
+
+
+class _AutoDefaults(list):
+    auto = True
+
+
+@lru_cache(maxsize=64)
+def _parent(path: str) -> Path:
+    return Path(path).parent
+
+
+def parse_case(raw: Any, path: str, line: int, suite: EvalSuite, defaults: list[Evaluator],
+               warn: Callable[[str], None]) -> EvalCase:
+    if not isinstance(raw, dict):
+        raise ConfigError("an eval case must be a mapping", f"{path}:{line}")
+    _warn_unknown(raw, CASE_KEYS, path, "eval case", warn)
+    case_id = raw.get("id")
+    if not isinstance(case_id, (str, int)) or isinstance(case_id, bool) or str(case_id) == "":
+        raise ConfigError("required field missing or not a string", f"{path}:{line}", "id")
+    base = _parent(path)
+    patterns = guideline_patterns(str(base))
+    line_of = raw.line_of if isinstance(raw, LineDict) else (lambda _k: line)
+    inputs_key = "input_messages" if "input_messages" in raw else "input"
+    expected_key = "expected_messages" if "expected_messages" in raw else "expected_output"
+    inputs = parse_messages(raw.get(inputs_key), base, path, line_of(inputs_key), inputs_key,
+                            patterns)
+    if not inputs:
+        raise ConfigError("required field missing", f"{path}:{line}", "input_messages")
+    execution = _execution(raw, path, warn)
+    evaluators = (_evaluator_list(execution, "evaluators", path, str(base), warn)
+                  or _evaluator_list(raw, "evaluators", path, str(base), warn) or defaults)
+    rubrics = raw.get("rubrics") or []
+    if not isinstance(rubrics, list):
+        raise ConfigError("must be a list", f"{path}:{line_of('rubrics')}", "rubrics")
+    if rubrics and not any(e.type == "rubric" for e in evaluators):
+        evaluators = _with_rubrics(rubrics, evaluators, defaults, str(base),
+                                   f"{path}:{line_of('rubrics')}", warn)
+    target = _target(execution, path)
+    return EvalCase(
+        id=str(case_id), file=path, line=line, dataset=suite.dataset,
+        expected_outcome=_str_field(raw, "expected_outcome" if "expected_outcome" in raw
+                                    else "outcome", path),
+        input_messages=inputs,
+        expected_messages=parse_messages(raw.get(expected_key), base, path,
+                                         line_of(expected_key), expected_key, patterns),
+        conversation_id=_str_field(raw, "conversation_id", path) or None,
+        target=target, evaluators=evaluators, rubrics=list(rubrics),
+        trials=_trials(raw, path) or _trials(execution, path),
+        metadata=_mapping(raw.get("metadata")),
+    )
+
+
+def load_suite(path: str | Path, warn: Callable[[str], None] | None = None) -> EvalSuite:
+    p = Path(path)
+    warnings: list[str] = []
+    emit = warn or warnings.append
+    if p.suffix == ".jsonl":
+        data, lines = load_jsonl(p)
+    else:
+        data = load_yaml_file(p, pack)
+        lines = None
+    spath = str(p)
+    # file-level keys: the JSONL sidecar, if any
+    fpath = (data.source if isinstance(data, LineDict) else None) or spath
+    if not isinstance(data, dict):
+        raise ConfigError("an eval file must be a mapping with 'evalcases'", f"{spath}:1")
+    suite = EvalSuite(path=spath, has_schema=data.get("$schema") == EVAL_SCHEMA,
+                      warnings=warnings)
+    if "$schema" in data and data["$schema"] != EVAL_SCHEMA:
+        raise ConfigError(f"unexpected $schema {data['$schema']!r} for an eval file "
+                          f"(expected {EVAL_SCHEMA})", f"{fpath}:{data.line_of('$schema')}",
+                          "$schema")
+    _warn_unknown(data, FILE_KEYS, fpath, "eval file", emit)
+    suite.description = _str_field(data, "description", fpath)
+    suite.dataset = _str_field(data, "dataset", fpath) or p.stem.removesuffix(".test")
+    execution = _execution(data, fpath, emit)
+    suite.target = _target(execution, fpath) or _target(data, fpath)
+    suite.trials = _trials(data, fpath) or _trials(execution, fpath)
+    suite.gates = parse_gates(execution, fpath, getattr(execution, "line_of", lambda _k: None))
+    defaults = (_evaluator_list(execution, "evaluators", fpath, str(p.parent), emit)
+                or _evaluator_list(data, "evaluators", fpath, str(p.parent), emit)
+                or _evaluator_list(data, "evaluator", fpath, str(p.parent), emit)
+                or default_evaluators(str(p.parent)))
+    raw_cases = data.get("evalcases")
+    if not isinstance(raw_cases, list):
+        line = data.line_of("evalcases") if "evalcases" in data else data.line
+        raise ConfigError("must be a list of eval cases" if "evalcases" in data
+                          else "required field missing", f"{spath}:{line}", "evalcases")
+    suite.cases = LazyCases(_validated_cases(raw_cases, lines, spath, suite, defaults, emit))
+    return suite
+
+
+def _validated_cases(raw_cases: list, lines: list[int] | None, spath: str, suite: EvalSuite,
+                     defaults: list[Evaluator], emit: Callable[[str], None]) -> list[CaseRef]:
+    """Each case built once from its packed form (as a job will build it), checked, and let
+    go: what is kept is the packed case and a ``CaseRef``."""
+    store = CaseStore(lambda raw, line: parse_case(raw, spath, line, suite, defaults, _quiet))
+    seen: dict[str, int] = {}
+    refs = []
+    for i in range(len(raw_cases)):
+        line = lines[i] if lines else _line_of(raw_cases, i)
+        item = raw_cases[i]
+        packed = item if isinstance(item, Packed) else pack(item)
+        raw_cases[i] = None  # the unpacked mapping goes as soon as it is packed
+        case = parse_case(unpack(packed), spath, line, suite, defaults, emit)
+        if case.id in seen:
+            raise ConfigError(f"duplicate eval case id '{case.id}' (first at line {seen[case.id]})",
+                              f"{spath}:{line}", "id")
+        seen[case.id] = line
+        store.add(packed)
+        refs.append(CaseRef(store, i, case))
+    return refs
+
+
+def _quiet(_message: str) -> None:
+    """Warnings of a case built again for its job: given once already, when loaded."""

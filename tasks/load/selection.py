@@ -1,0 +1,137 @@
+"""Which target each case runs on, across eval files: each file's own targets file, dry-run
+mocks, and real targets resolved together (every missing variable in one message)."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+from providers.base import Target
+from providers.errors import ConfigError
+from tasks.load.files import EvalSuite
+from tasks.load.redact import register, register_targets_file, secret_values
+from tasks.load.targets import TargetsFile, discover_targets, known_provider, load_targets
+
+
+def _mock_target(name: str, opts: Any, base: Target | None) -> Target:
+    settings: dict[str, Any] = {}
+    if opts.dry_run_delay is not None:
+        settings["delayMs"] = opts.dry_run_delay
+    elif opts.dry_run_delay_min is not None or opts.dry_run_delay_max is not None:
+        lo = opts.dry_run_delay_min or 0.0
+        settings.update(delayMinMs=lo, delayMaxMs=opts.dry_run_delay_max or lo)
+    return Target(name=name, provider="mock", settings=settings,
+                  judge_target=base.judge_target if base else None,
+                  workers=base.workers if base else None,
+                  where=base.where if base else "--dry-run")
+
+
+class TargetFiles:
+    """Each eval file's own targets file (``--targets`` overrides), loaded once per path."""
+
+    def __init__(self, opts: Any, warn: Callable[[str], None]):
+        self.opts, self.warn = opts, warn
+        self.files: dict[Path, TargetsFile | None] = {}
+        self.by_suite: dict[str, TargetsFile | None] = {}  # asked once per case: found once
+
+    def for_suite(self, suite: EvalSuite) -> TargetsFile | None:
+        if suite.path not in self.by_suite:
+            self.by_suite[suite.path] = self._find(suite)
+        return self.by_suite[suite.path]
+
+    def _find(self, suite: EvalSuite) -> TargetsFile | None:
+        path = discover_targets(self.opts.targets, [Path(suite.path)])
+        key = path.resolve() if path else Path(suite.path)
+        if key not in self.files:
+            tf = load_targets(path, self.warn) if path else None
+            if tf is not None:  # every target's referenced values, used or not
+                register_targets_file(te.entry for te in tf.entries.values())
+            if tf is not None and not tf.has_schema:
+                self.warn(f"{path}:1: no $schema (inferred a targets file; add the line "
+                          "'$schema: agentv-targets-v2')")
+            self.files[key] = tf
+        return self.files[key]
+
+
+def _dry_run_target(name: str, tf: TargetsFile | None, opts: Any, where: str,
+                    warn: Callable[[str], None]) -> Target:
+    if tf is None or name not in tf.entries:
+        if tf is not None:
+            warn(f"{where}: target '{name}' is not defined in {tf.path} (--dry-run uses the "
+                 f"mock; a real run would fail: known: {', '.join(tf.names()) or 'none'})")
+        return _mock_target(name, opts, None)
+    te = tf.entries[name]
+    known_provider(te)  # a wrong provider name is the file's error, dry run or not
+    return _mock_target(name, opts, Target(name=name, provider="mock",
+                                           judge_target=te.entry.get("judge_target"),
+                                           workers=te.entry.get("workers"), where=te.where))
+
+
+def _selected(tf: TargetsFile | None, name: str, where: str) -> TargetsFile:
+    if tf is None:
+        raise ConfigError("no targets.yaml found (looked beside the eval file, upward to the "
+                          "repository root — or the filesystem root outside a repository — "
+                          "and in the current directory; or pass --targets)", where, "target")
+    tf.entry(name, where)
+    return tf
+
+
+class TargetResolver:
+    """Targets by name across the eval files; real targets are resolved together so every
+    missing variable of every selected target is named in one message."""
+
+    def __init__(self, opts: Any, warn: Callable[[str], None]):
+        self.opts, self.warn = opts, warn
+        self.chosen: dict[str, tuple[TargetsFile | None, str]] = {}
+        self.targets: dict[str, Target] = {}
+        self.real: dict[str, TargetsFile] = {}  # real runs: each target's own file
+
+    def use(self, name: str, tf: TargetsFile | None, where: str) -> None:
+        if name in self.chosen:
+            prev = self.chosen[name][0]
+            if (not self.opts.dry_run and prev is not tf and prev is not None and tf is not None
+                    and name in tf.entries
+                    and name in prev.entries
+                    and dict(prev.entries[name].entry) != dict(tf.entries[name].entry)):
+                raise ConfigError(f"target '{name}' is defined differently in {prev.path} and "
+                                  f"{tf.path}; run these eval files separately", where, "target")
+            return
+        if self.opts.dry_run:
+            self.targets[name] = _dry_run_target(name, tf, self.opts, where, self.warn)
+            judge = self.targets[name].judge_target
+        else:
+            tf = _selected(tf, name, where)
+            self.real[name] = tf
+            judge = tf.entries[name].entry.get("judge_target")
+        self.chosen[name] = (tf, where)
+        if judge:
+            at = tf.entries[name].at("judge_target") if tf and name in tf.entries else where
+            self.use(judge, tf, at)
+
+    def resolve_all(self) -> dict[str, Target]:
+        if self.opts.dry_run:
+            return self.targets
+        for name, tf in self.real.items():
+            known_provider(tf.entries[name])
+        gaps = [(n, tf, tf.gaps(n)) for n, tf in self.real.items()]
+        gaps = [(n, tf, g) for n, tf, g in gaps if g]
+        if len(gaps) == 1:
+            raise gaps[0][1].gap_error(gaps[0][0], gaps[0][2])
+        if gaps:
+            name, tf, first = gaps[0]
+            listed = "; ".join(f"target '{n}': {', '.join(dict.fromkeys(v for v, _ in g))}"
+                               for n, _, g in gaps)
+            raise ConfigError(f"environment variables not set — {listed} (set them in the "
+                              "environment or a .env file)", tf.where(name), "settings")
+        for name, tf in self.real.items():
+            target = tf.resolve(name)
+            if self.opts.agent_timeout is not None and _is_agent(target):
+                target.settings.pop("timeoutSeconds", None)
+                target.settings["timeout_seconds"] = self.opts.agent_timeout
+            register(secret_values([target]))
+            self.targets[name] = target
+        return self.targets
+
+
+def _is_agent(target: Target) -> bool:
+    from providers.registry import provider_class
+    return bool(getattr(provider_class(target.provider, target.where), "is_agent", False))

@@ -1,0 +1,277 @@
+"""targets.yaml: discovery, parsing, typed settings, ``${{ VAR }}`` / env-name forms, selection.
+
+Loading checks every target's structure and its provider's settings model (values holding a
+``${{ VAR }}`` are type-checked once filled in). Resolving fills in variables for the
+targets a run uses: an unset variable of an unused target is not an error, and the plan
+reports every missing variable of every selected target in one message.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import AbstractSet, Any, Callable, Mapping
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from providers.base import ConfigError, Target
+from providers.base_settings import Int, parse_settings, secret_values, typed_values
+from tasks.load.discover import find_upward, repo_root
+from tasks.load.placeholders import check_placeholders, interpolate, placeholders
+from tasks.load.yamlsrc import LineDict, LineList, load_yaml_file
+
+TARGETS_SCHEMA = "agentv-targets-v2"
+TARGET_NAMES = ("targets.yaml", "targets.yml", ".agentv/targets.yaml", ".agentv/targets.yml")
+STRUCTURAL = {"name", "provider", "judge_target", "workers", "provider_batching", "settings",
+              "$schema"}
+_ENV_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
+_SECRET_KEY = re.compile(r"key|token|secret|password|credential", re.I)
+
+
+class TargetEntryModel(BaseModel):
+    """The structural keys of one target; everything else is the provider's settings."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    name: str = Field(min_length=1)
+    provider: str = Field(min_length=1)
+    judge_target: str | None = None
+    workers: Int | None = Field(None, ge=1, le=50)
+    provider_batching: bool = False
+    settings: dict[str, Any] | None = Field(
+        None, description="README style: values that are UPPER_CASE names are env variables")
+
+
+@dataclass
+class TargetEntry:
+    """One target as written: structure, raw settings and where each key is."""
+
+    entry: LineDict
+    path: str
+    settings: dict[str, Any] = field(default_factory=dict)  # flat, keys as written
+    lines: dict[str, int] = field(default_factory=dict)
+    env_names: dict[str, str] = field(default_factory=dict)  # settings-block NAME values
+
+    @property
+    def name(self) -> str:
+        return self.entry["name"]
+
+    @property
+    def where(self) -> str:
+        return f"{self.path}:{self.entry.line}"
+
+    def at(self, key: str) -> str:
+        return f"{self.path}:{self.lines.get(key) or self.entry.line_of(key)}"
+
+    def variables(self) -> dict[str, list[str]]:
+        """setting key -> the environment variables its value needs."""
+        found = {k: placeholders(v) for k, v in self.settings.items()}
+        found.update({k: [v] for k, v in self.env_names.items()})
+        return {k: v for k, v in found.items() if v}
+
+
+@dataclass
+class TargetsFile:
+    path: str
+    entries: dict[str, TargetEntry] = field(default_factory=dict)
+    has_schema: bool = True
+
+    def names(self) -> list[str]:
+        return list(self.entries)
+
+    def where(self, name: str) -> str:
+        return self.entries[name].where
+
+    def entry(self, name: str, where: str | None = None) -> TargetEntry:
+        if name not in self.entries:
+            known = ", ".join(self.names()) or "none"
+            raise ConfigError(f"unknown target '{name}' (known: {known})", where or self.path,
+                              "target")
+        return self.entries[name]
+
+    def gaps(self, name: str, env: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
+        """(variable, setting key) for every environment variable target ``name`` needs and
+        lacks — placeholders first, then credentials that default to a variable."""
+        env = os.environ if env is None else env
+        te = self.entry(name)
+        found = [(v, k) for k, vs in te.variables().items() for v in vs if not env.get(v)]
+        if found:
+            return list(dict.fromkeys(found))
+        config = _config(te, _filled(te, env), None)
+        return [(v, "") for v in config.missing_env(env)] if config is not None else []
+
+    def missing(self, name: str, env: Mapping[str, str] | None = None) -> list[str]:
+        return list(dict.fromkeys(v for v, _ in self.gaps(name, env)))
+
+    def gap_error(self, name: str, gaps: list[tuple[str, str]]) -> ConfigError:
+        te = self.entries[name]
+        key = next((k for _, k in gaps if k), "")
+        names = list(dict.fromkeys(v for v, _ in gaps))
+        what = (f"environment variable {names[0]} is not set" if len(names) == 1 else
+                f"environment variables {', '.join(names)} are not set")
+        return ConfigError(f"{what} (target '{name}'; set them in the environment or a .env "
+                           "file)", te.at(key) if key else te.where, key or "settings")
+
+    def resolve(self, name: str, env: Mapping[str, str] | None = None) -> Target:
+        env = os.environ if env is None else env
+        te = self.entry(name)
+        known_provider(te)
+        gaps = self.gaps(name, env)
+        if gaps:
+            raise self.gap_error(name, gaps)
+        filled = _filled(te, env)
+        config = _config(te, filled, None)
+        settings = typed_values(filled, config)
+        secrets = secret_values(config) + _secret_like(te, filled, env)
+        entry = te.entry
+        return Target(name=name, provider=entry["provider"], settings=settings,
+                      judge_target=entry.get("judge_target"), workers=entry.get("workers"),
+                      provider_batching=_batching(entry, entry.get("settings")),
+                      where=te.where, base_dir=str(Path(self.path).parent),
+                      secrets=sorted({s for s in secrets if len(s) >= 4}), config=config)
+
+
+def _filled(te: TargetEntry, env: Mapping[str, str]) -> dict[str, Any]:
+    out = {k: interpolate(v, env) for k, v in te.settings.items()}
+    out.update({k: env.get(v, "") for k, v in te.env_names.items()})
+    return out
+
+
+def known_provider(te: TargetEntry) -> None:
+    from providers.registry import REGISTRY, known_kinds
+    if te.entry["provider"] not in REGISTRY:
+        raise ConfigError(f"unknown provider '{te.entry['provider']}' (known: "
+                          f"{', '.join(known_kinds())})", te.at("provider"), "provider")
+
+
+def _config(te: TargetEntry, settings: dict[str, Any], warn,
+            deferred: AbstractSet[str] = frozenset()):
+    from providers.registry import REGISTRY, settings_model
+    provider = te.entry["provider"]
+    if provider not in REGISTRY:
+        return None
+    return parse_settings(settings_model(provider), settings, where=te.where, line_of=te.at,
+                          deferred=deferred, warn=warn,
+                          label=f" for provider {provider} (target '{te.name}')")
+
+
+def _secret_like(te: TargetEntry, settings: dict[str, Any], env: Mapping[str, str]) -> list[str]:
+    """Values of unknown keys that look secret, and variables named like credentials."""
+    found = [v for k, v in settings.items()
+             if _SECRET_KEY.search(k) and isinstance(v, str) and v]
+    for var in (v for vs in te.variables().values() for v in vs):
+        if _SECRET_KEY.search(var) and env.get(var):
+            found.append(env[var])
+    return found
+
+
+def discover_targets(explicit: str | None, eval_files: list[Path]) -> Path | None:
+    """``--targets`` (a file or a directory), else the nearest targets file above the first
+    eval file (up to the repository root, or the filesystem root outside a repository),
+    else the current directory."""
+    if explicit:
+        p = Path(explicit)
+        if p.is_dir():
+            hit = next((p / n for n in TARGET_NAMES if (p / n).is_file()), None)
+            if hit is None:
+                raise ConfigError("no targets.yaml or .agentv/targets.yaml in this directory",
+                                  explicit, "--targets")
+            return hit
+        if not p.is_file():
+            raise ConfigError("targets file not found", explicit, "--targets")
+        return p
+    for f in eval_files:
+        hit = find_upward(f.parent, TARGET_NAMES)
+        if hit:
+            return hit
+    return next((Path.cwd() / n for n in TARGET_NAMES if (Path.cwd() / n).is_file()), None)
+
+
+def load_targets(path: Path, warn: Callable[[str], None]) -> TargetsFile:
+    data = load_yaml_file(path)
+    spath = str(path)
+    if not isinstance(data, LineDict) or not isinstance(data.get("targets"), LineList):
+        line = data.line_of("targets") if isinstance(data, LineDict) else 1
+        raise ConfigError("must be a list of targets", f"{spath}:{line}", "targets")
+    tf = TargetsFile(path=spath, has_schema=data.get("$schema") == TARGETS_SCHEMA)
+    if "$schema" in data and data["$schema"] != TARGETS_SCHEMA:
+        raise ConfigError(f"unexpected $schema {data['$schema']!r} (expected {TARGETS_SCHEMA})",
+                          f"{spath}:{data.line_of('$schema')}", "$schema")
+    for key in data:
+        if key not in ("$schema", "targets"):
+            warn(f"{spath}:{data.line_of(key)}: unknown key '{key}' in targets file (ignored)")
+    for i, entry in enumerate(data["targets"]):
+        te = _entry(entry, spath, data["targets"].line_of(i), warn)
+        if te.name in tf.entries:
+            raise ConfigError(f"duplicate target name '{te.name}' (first at line "
+                              f"{tf.entries[te.name].entry.line})", f"{spath}:{entry.line}",
+                              "name")
+        tf.entries[te.name] = te
+    for te in tf.entries.values():
+        judge = te.entry.get("judge_target")
+        if judge is not None and judge not in tf.entries:
+            raise ConfigError(f"unknown judge_target '{judge}' (known: {', '.join(tf.names())})",
+                              te.at("judge_target"), "judge_target")
+    return tf
+
+
+def _entry(entry: Any, spath: str, line: int, warn: Callable[[str], None]) -> TargetEntry:
+    at = f"{spath}:{line}"
+    if not isinstance(entry, LineDict):
+        raise ConfigError("a target must be a mapping", at)
+    for key in ("name", "provider"):
+        value = entry.get(key)
+        if not isinstance(value, str) or not value.strip():
+            raise ConfigError("required field missing or not a string" if value is None
+                              or isinstance(value, str) else f"must be a string, got {value!r}",
+                              f"{spath}:{entry.line_of(key)}", key)
+    te = TargetEntry(entry, spath)
+    structural = {k: v for k, v in entry.items() if k in STRUCTURAL and k != "$schema"}
+    parse_settings(TargetEntryModel, structural, where=te.where,
+                   line_of=lambda k: f"{spath}:{entry.line_of(k)}")
+    for key, value in entry.items():
+        if key not in STRUCTURAL:
+            te.settings[key], te.lines[key] = value, entry.line_of(key)
+    nested = entry.get("settings") or LineDict()
+    for key, value in nested.items():
+        if key == "provider_batching":  # structural, as AgentV's own files write it
+            continue
+        te.lines[key] = nested.line_of(key)
+        if isinstance(value, str) and _ENV_NAME.match(value):
+            te.env_names[key] = value  # README style: the value names an env variable
+        else:
+            te.settings[key] = value
+    for key, value in te.settings.items():
+        check_placeholders(value, te.at(key), key)
+    from providers.registry import REGISTRY, known_kinds
+    if entry["provider"] not in REGISTRY:  # an error only if the target is used
+        warn(f"{te.at('provider')}: target '{te.name}': unknown provider "
+             f"'{entry['provider']}' (known: {', '.join(known_kinds())})")
+        return te
+    raw = {**te.settings, **{k: f"${{{{ {v} }}}}" for k, v in te.env_names.items()}}
+    _config(te, raw, warn, deferred=set(te.variables()))
+    return te
+
+
+def _batching(entry: LineDict, nested: Any) -> bool:
+    """``provider_batching`` at the top level or, as AgentV's own files write it, under
+    ``settings``."""
+    if entry.get("provider_batching") is not None:
+        return bool(entry["provider_batching"])
+    return isinstance(nested, dict) and bool(nested.get("provider_batching", False))
+
+
+def select_target_name(cli_target: str | None, case_target: str | None,
+                       suite_target: str | None) -> str:
+    if cli_target and cli_target != "default":
+        return cli_target
+    return case_target or suite_target or "default"
+
+
+@lru_cache(maxsize=1024)
+def repo_relative(path: str) -> str:
+    try:
+        return str(Path(path).resolve().relative_to(repo_root()))
+    except ValueError:
+        return path

@@ -1,0 +1,162 @@
+"""Cases × targets × trials → jobs, and each case rendered into a typed ``Request``.
+
+The prompt content is AgentV's (``tasks.plan.prompts``): LLM targets get ``chat`` (file content
+inlined, guidelines in the system message); agents and command targets get ``question``
+with ``<file: path="…">`` references, and the files as data (``guideline_paths``,
+``input_files``) from which each provider renders its own preread block. Judges get the
+``@[Role]:`` transcript.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from providers.base import Request
+from tasks.load.case_store import CaseRef
+from tasks.load.files import EvalCase
+from tasks.load.messages import Message, Segment
+from tasks.plan.prompts import Mode, guideline_segments, llm_chat, prompt_inputs
+
+# AgentV's agent providers: their record keeps ``agent_provider_request``; every other
+# target (LLMs, cli commands, mock) keeps ``lm_provider_request``.
+AGENT_PROVIDER_KINDS = frozenset({"codex", "copilot-cli", "pi-coding-agent", "claude-code",
+                                  "vscode", "vscode-insiders"})
+
+
+class Job:
+    """One case × target × trial. ``case`` is an ``EvalCase``, or a loaded file's
+    ``CaseRef``: then the case is built when the job looks at it (``job.case``) and
+    ``job.file`` / ``job.key`` (``file::eval_id::target::trial``) never build it."""
+
+    __slots__ = ("_case", "target", "trial", "_key")
+
+    def __init__(self, case: EvalCase | CaseRef, target: str, trial: int = 0,
+                 key: str = "") -> None:
+        self._case, self.target, self.trial = case, target, trial
+        self._key = key or None  # else made when asked: a 20,000-job plan keeps no keys
+
+    @property
+    def key(self) -> str:
+        case = self._case
+        return self._key or case_key(case.file, case.id, self.target, self.trial)
+
+    @property
+    def case(self) -> EvalCase:
+        case = self._case
+        return case.get() if isinstance(case, CaseRef) else case
+
+    @property
+    def file(self) -> str:
+        return self._case.file
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Job) and (self.key, self.target, self.trial) == (
+            other.key, other.target, other.trial)
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __repr__(self) -> str:
+        return f"Job({self.key!r})"
+
+
+def case_key(file: str, eval_id: str, target: str, trial: int) -> str:
+    from tasks.load.targets import repo_relative
+    return f"{repo_relative(file)}::{eval_id}::{target}::{trial}"
+
+
+def _file_block(seg: Segment) -> str:
+    return f'<file path="{seg.display or seg.basename}">\n{seg.text}\n</file>'
+
+
+def message_text(msg: Message, files: str = "inline") -> str:
+    """Render a message: files ``inline`` (<file> blocks), as ``attached`` markers, or
+    ``paths``; guideline files are always left out (they travel separately)."""
+    parts = []
+    for seg in msg.segments:
+        if seg.kind == "text":
+            parts.append(seg.text)
+        elif seg.is_guideline:
+            if files == "attached":
+                parts.append(f"<Attached: {seg.basename}>")
+        elif files == "inline":
+            parts.append(_file_block(seg))
+        elif files == "attached":
+            parts.append(f"<Attached: {seg.basename}>")
+        else:
+            parts.append(f"<file: {seg.path}>")
+    return "\n".join(p for p in parts if p)
+
+
+def attachment_paths(case: EvalCase) -> list[str]:
+    return [s.path for m in case.input_messages for s in m.segments
+            if s.kind == "file" and not s.is_guideline and s.path]
+
+
+def transcript(messages: list[Message], files: str = "attached") -> str:
+    return "\n\n".join(f"@[{m.role.capitalize()}]:\n{message_text(m, files)}" for m in messages)
+
+
+def reference_answer(case: EvalCase) -> str:
+    msgs = case.expected_messages
+    if not msgs:
+        return ""
+    if len(msgs) == 1:
+        return message_text(msgs[0])
+    return transcript(msgs, files="inline")
+
+
+def prompt_mode(provider_is_agent: bool) -> Mode:
+    """AgentV: agents and command (cli) targets get file references, LLMs file content."""
+    return "agent" if provider_is_agent else "lm"
+
+
+def build_request(case: EvalCase, *, is_agent: bool, trial: int = 0, attempt: int = 1
+                  ) -> Request:
+    inputs = prompt_inputs(case.input_messages, prompt_mode(is_agent))
+    guidelines = guideline_segments(case.input_messages)
+    system = "\n\n".join(message_text(m) for m in case.input_messages if m.role == "system")
+    return Request(
+        eval_id=case.id, question=inputs.question,
+        chat=[] if is_agent else llm_chat(inputs),
+        chat_prompt=inputs.chat_prompt, system_prompt=system or None,
+        guidelines=inputs.guidelines, guideline_paths=[s.path for s in guidelines if s.path],
+        input_files=attachment_paths(case), attempt=attempt, trial=trial,
+        input_messages=[m.to_dict() for m in case.input_messages],
+        eval_file=case.file,
+    )
+
+
+def writes_agent_request(provider_kind: str) -> bool:
+    return provider_kind in AGENT_PROVIDER_KINDS
+
+
+def provider_request_record(request: Request, provider_kind: str,
+                            error: str | None = None) -> tuple[str, dict[str, Any]]:
+    """(key, value) the record keeps of the request (never keys), AgentV's shapes:
+    ``agent_provider_request`` {question, guideline_paths} for coding agents, else
+    ``lm_provider_request``: {chat_prompt} for multi-turn prompts, {question, guidelines}
+    otherwise; an error record adds guideline_paths (LLM) and the error."""
+    if writes_agent_request(provider_kind):
+        out: dict[str, Any] = {"question": request.question,
+                               "guideline_paths": request.guideline_paths}
+        return "agent_provider_request", out | ({"error": error} if error is not None else {})
+    if request.chat_prompt:
+        out = {"chat_prompt": request.chat_prompt}
+    else:
+        out = {"question": request.question, "guidelines": request.guidelines}
+    if error is not None:
+        out |= {"guideline_paths": request.guideline_paths, "error": error}
+    return "lm_provider_request", out
+
+
+def prompt_dump(request: Request) -> dict[str, Any]:
+    return {"eval_id": request.eval_id, "question": request.question,
+            "guidelines": request.guidelines, "guideline_paths": request.guideline_paths,
+            "chat_prompt": request.chat_prompt}
+
+
+def user_segments(case: EvalCase) -> list[dict[str, Any]]:
+    return [{"type": s.kind, "value": s.text if s.kind == "text" else s.path}
+            for m in case.input_messages if m.role == "user" for s in m.segments
+            if not s.is_guideline]
+

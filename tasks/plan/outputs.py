@@ -1,0 +1,99 @@
+"""Output paths and format, checked before the first case runs.
+
+The results format comes from ``--output-format`` (alias ``--format``), else from the
+extension of ``--out`` (``.yaml``/``.yml`` → yaml, ``.jsonl``/``.json`` → jsonl), else jsonl;
+an explicit format that contradicts the extension is an error. ``--out`` and ``--junit``
+must be writable files (not directories); dump folders must be directories we can create.
+"""
+from __future__ import annotations
+
+import os
+from datetime import datetime
+from pathlib import Path
+
+from providers.errors import ConfigError
+
+FORMATS = ("jsonl", "yaml")
+
+
+def check_format(fmt: str) -> str:
+    if fmt not in FORMATS:
+        raise ConfigError(f"unknown output format '{fmt}' (expected one of: {', '.join(FORMATS)})",
+                          None, "--output-format")
+    return fmt
+
+
+def default_results_path(fmt: str = "jsonl") -> Path:
+    stamp = datetime.now().strftime("%Y-%m-%dT%H-%M-%S-%f")[:-3]
+    return Path(".agentv") / "results" / f"eval_{stamp}.{fmt}"
+
+
+EXTENSIONS = {".jsonl": "jsonl", ".json": "jsonl", ".ndjson": "jsonl", ".yaml": "yaml",
+              ".yml": "yaml"}
+
+
+def implied_format(out: str | None) -> str | None:
+    return EXTENSIONS.get(Path(out).suffix.lower()) if out else None
+
+
+def output_format(explicit: str | None, out: str | None) -> str:
+    implied = implied_format(out)
+    if explicit is None:
+        return implied or "jsonl"
+    fmt = check_format(explicit)
+    if implied and implied != fmt:
+        raise ConfigError(f"--output-format {fmt} contradicts the extension of --out {out} "
+                          f"(which means {implied}); drop one of them", None, "--output-format")
+    return fmt
+
+
+def _nearest_existing(path: Path) -> Path:
+    for d in (path, *path.parents):
+        if d.exists():
+            return d
+    return Path(".")
+
+
+FILE_FLAGS = {"--out": "results file", "--junit": "JUnit file"}
+
+
+def check_file_target(value: str | None, flag: str) -> None:
+    """A path a run will write a file to: not a directory, its folder creatable+writable."""
+    if not value:
+        return
+    path = Path(value)
+    prefix = f"cannot open {FILE_FLAGS.get(flag, 'file')} for writing: "
+    if path.is_dir():
+        raise ConfigError(prefix + "it is a directory; give a file path", value, flag)
+    if path.exists() and not os.access(path, os.W_OK):
+        raise ConfigError(prefix + "permission denied", value, flag)
+    base = _nearest_existing(path.parent if str(path.parent) else Path("."))
+    if not base.is_dir():
+        raise ConfigError(prefix + f"{base} is a file, not a directory", value, flag)
+    if not os.access(base, os.W_OK | os.X_OK):
+        raise ConfigError(prefix + f"cannot create files in {base} (permission denied)", value,
+                          flag)
+
+
+def check_dir_target(value: str | None, flag: str) -> None:
+    if not value:
+        return
+    path = Path(value)
+    if path.exists() and not path.is_dir():
+        raise ConfigError("is a file; give a directory", value, flag)
+    base = _nearest_existing(path)
+    if not base.is_dir() or not os.access(base, os.W_OK | os.X_OK):
+        raise ConfigError(f"cannot create or write directory (nearest existing: {base})",
+                          value, flag)
+
+
+def check_outputs(opts) -> None:
+    """Every output the run will write, checked up front (``opts``: ``EvalOptions``)."""
+    if opts.resume:  # the resumed file keeps the run's format; --resume checks the file
+        check_format(opts.output_format)
+    else:
+        opts.output_format = output_format(opts.output_format, opts.out)
+        check_file_target(opts.out, "--out")
+    check_file_target(opts.junit, "--junit")
+    check_dir_target(opts.dump_prompts, "--dump-prompts")
+    check_dir_target(opts.dump_traces, "--dump-traces")

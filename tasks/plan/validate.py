@@ -1,0 +1,148 @@
+"""``agentv validate``: exactly the checks a run performs before its first case.
+
+Each eval file (YAML, or a JSONL dataset with its sidecar) goes through ``build_plan`` —
+the function ``agentv eval`` runs before anything else — as a dry run: loading, its own
+targets file, every target's settings model, referenced files and scripts, placeholders,
+judge targets. No target is called and neither Prefect nor litellm is imported. Targets
+and config files are checked with their own models. Without ``$schema`` the file type is
+inferred like AgentV 2.x (a warning, not an error).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from providers.errors import ConfigError
+from tasks.load.config_file import CONFIG_SCHEMA, load_config
+from tasks.load.discover import walk_files
+from tasks.load.files import EVAL_SCHEMA
+from tasks.load.targets import TARGET_NAMES, TARGETS_SCHEMA, load_targets
+from tasks.load.yamlsrc import load_yaml_file
+
+SUFFIXES = (".yaml", ".yml", ".jsonl")
+KINDS = {EVAL_SCHEMA: "eval", TARGETS_SCHEMA: "targets", CONFIG_SCHEMA: "config"}
+
+
+@dataclass
+class Report:
+    errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    checked: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+
+def collect_files(paths: list[str]) -> list[tuple[Path, bool]]:
+    """(file, named explicitly). Directory walks skip .git, .venv, node_modules and
+    ``.agentv`` output folders."""
+    files: dict[Path, bool] = {}
+    for arg in paths:
+        p = Path(arg)
+        if p.is_dir():
+            for f in walk_files(p, SUFFIXES):
+                files.setdefault(f, False)
+        elif p.is_file():
+            files[p] = True
+        else:
+            raise ConfigError("no such file or directory", arg)
+    return sorted(files.items())
+
+
+def _sidecar_of(path: Path) -> Path | None:
+    if path.suffix in (".yaml", ".yml") and path.with_suffix(".jsonl").is_file():
+        return path.with_suffix(".jsonl")
+    return None
+
+
+def infer_kind(path: Path, data) -> str | None:
+    """``eval`` | ``targets`` | ``config`` | None (not an AgentV file)."""
+    schema = data.get("$schema") if isinstance(data, dict) else None
+    if schema in KINDS:
+        return KINDS[schema]
+    if path.name in TARGET_NAMES or (isinstance(data, dict) and "targets" in data):
+        return "targets"
+    if path.parent.name == ".agentv" and path.stem == "config":
+        return "config"
+    if isinstance(data, dict) and "guideline_patterns" in data and "evalcases" not in data:
+        return "config"
+    if isinstance(data, dict) and ("evalcases" in data or "cases" in data):
+        return "eval"
+    if schema is not None:
+        raise ConfigError(f"unknown $schema {schema!r} (expected {EVAL_SCHEMA}, "
+                          f"{TARGETS_SCHEMA} or {CONFIG_SCHEMA})",
+                          f"{path}:{data.line_of('$schema')}", "$schema")
+    return None
+
+
+def _is_results(path: Path) -> bool:
+    from tasks.load.discover import _is_results as results
+    return results(path)
+
+
+def check_eval(path: Path, report: Report, strict: bool = False) -> None:
+    from tasks.plan.plan import EvalOptions, build_plan
+    build_plan(EvalOptions(paths=[str(path)], dry_run=True, strict=strict),
+               warn=report.warnings.append)
+
+
+def validate_file(path: Path, explicit: bool, report: Report, strict: bool = False) -> None:
+    if path.suffix == ".jsonl":
+        if _is_results(path):
+            report.skipped.append(f"{path} (results, not a dataset)")
+            return
+        check_eval(path, report, strict)
+        report.checked.append(str(path))
+        return
+    dataset = _sidecar_of(path)
+    if dataset is not None:  # a JSONL dataset's sidecar: checked together with it
+        if explicit:
+            check_eval(dataset, report, strict)
+            report.checked.append(str(path))
+        return
+    data = load_yaml_file(path)
+    kind = infer_kind(path, data)
+    if kind is None and not explicit:  # a directory walk: not an AgentV file
+        report.skipped.append(str(path))
+        return
+    kind = kind or "eval"  # named explicitly: checked as eval does
+    if not (isinstance(data, dict) and "$schema" in data) and kind != "eval":
+        _warn(report, strict, f"{path}:1: no $schema (inferred a {kind} file; add the line "
+              f"'$schema: agentv-{kind}-v2')")
+    if kind == "eval":
+        check_eval(path, report, strict)
+    elif kind == "targets":
+        _check_agent_targets(load_targets(path, lambda w: _warn(report, strict, w)))
+    else:
+        load_config(path, lambda w: _warn(report, strict, w))
+    report.checked.append(str(path))
+
+
+AGENT_KINDS = {"cli", "codex", "vscode", "vscode-copilot", "vscode-insiders"}
+
+
+def _check_agent_targets(targets) -> None:
+    """Agent targets' settings (command templates, codex presets...) are checked here too:
+    building the provider checks them without running anything."""
+    from providers.registry import build_provider
+    for name in targets.names():
+        if targets.entries[name].entry.get("provider") not in AGENT_KINDS:
+            continue
+        if targets.missing(name):  # ${{ VAR }} unset here: checked when run
+            continue
+        build_provider(targets.resolve(name))
+
+
+def _warn(report: Report, strict: bool, message: str) -> None:
+    if strict:
+        raise ConfigError(f"{message} (an error with --strict)")
+    report.warnings.append(message)
+
+
+def validate_paths(paths: list[str], strict: bool = False) -> Report:
+    report = Report()
+    for f, explicit in collect_files(paths):
+        try:
+            validate_file(f, explicit, report, strict)
+        except ConfigError as err:
+            report.errors.append(err.render())
+    report.warnings = list(dict.fromkeys(report.warnings))
+    return report

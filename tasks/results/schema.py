@@ -1,0 +1,86 @@
+"""The results schema (column → type; documented in tasks/results/frames.py) and reading an agentv
+Parquet results file: the schema's columns present (missing ones as nulls), cast to the
+schema's types, ``verdict`` derived where a foreign file has none."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from providers.errors import ConfigError
+
+SCHEMA_VERSION = "1"
+REQUIRED_COLUMNS = ("eval_id", "score")
+STRING_COLUMNS = ("timestamp", "eval_id", "dataset", "conversation_id", "target", "case_key")
+JSON_COLUMNS = ("hits", "misses", "evaluator_results", "lm_provider_request",
+                "agent_provider_request", "evaluator_provider_request", "trace_summary",
+                "error_details")
+TEXT_COLUMNS = ("question", "candidate_answer", "reasoning")
+COLUMN_TYPES: dict[str, str] = {
+    "timestamp": "string", "eval_id": "string", "dataset": "string",
+    "conversation_id": "string", "target": "string", "trial": "int64", "case_key": "string",
+    "score": "float64", "verdict": "string", "error": "string", "attempt": "int64",
+    "latency_ms": "float64", "input_tokens": "int64", "output_tokens": "int64",
+    "cost_usd": "float64", "judge_cost_usd": "float64", "cached": "bool",
+    **{c: "string" for c in TEXT_COLUMNS}, **{c: "string" for c in JSON_COLUMNS},
+    "extra": "string",
+}
+COLUMNS = tuple(COLUMN_TYPES)
+
+
+def arrow_schema():
+    import pyarrow as pa
+    types = {"string": pa.string(), "int64": pa.int64(), "float64": pa.float64(),
+             "bool": pa.bool_()}
+    return pa.schema([(name, types[kind]) for name, kind in COLUMN_TYPES.items()],
+                     metadata={"agentv_schema_version": SCHEMA_VERSION})
+
+
+def read_parquet(path: Path, columns: list[str] | None):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    try:
+        present = set(pq.read_schema(path).names)
+    except (OSError, pa.ArrowException) as err:
+        raise ConfigError(f"not a readable Parquet file ({err})", str(path)) from None
+    missing = [c for c in REQUIRED_COLUMNS if c not in present]
+    if missing:
+        raise ConfigError(f"not an agentv results file: missing column(s) {', '.join(missing)} "
+                          f"(agentv results have: {', '.join(COLUMNS)})", str(path))
+    names = list(columns or COLUMNS)
+    needed = list(dict.fromkeys(names + ["score", "error", "verdict"]))
+    table = pq.read_table(path, columns=[c for c in needed if c in present])
+    schema = arrow_schema()
+    for name in needed:
+        if name not in present:
+            table = table.append_column(name, pa.nulls(len(table), schema.field(name).type))
+    return _conform(table, names, str(path))
+
+
+def _derived_verdict(table):
+    """verdict where a foreign file has none: error, else pass/borderline/fail by score."""
+    import pyarrow.compute as pc
+    from evaluators.base import BORDERLINE_THRESHOLD, PASS_THRESHOLD
+    score = table.column("score")
+    by_score = pc.if_else(pc.greater_equal(score, PASS_THRESHOLD), "pass",
+                          pc.if_else(pc.greater_equal(score, BORDERLINE_THRESHOLD),
+                                     "borderline", "fail"))
+    derived = pc.if_else(pc.is_valid(table.column("error")), "error", by_score)
+    return pc.coalesce(table.column("verdict"), derived)
+
+
+def _conform(table, names: list[str], where: str):
+    """Cast to the schema's types (filling defaults) and order the columns."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    schema = arrow_schema()
+    arrays = []
+    for name in names:
+        try:
+            column = table.column(name).cast(schema.field(name).type)
+            if name == "verdict":
+                column = _derived_verdict(table.set_column(
+                    table.schema.get_field_index(name), name, column))
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as err:
+            raise ConfigError(f"column '{name}' is not {schema.field(name).type} ({err})",
+                              where) from None
+        arrays.append(pc.fill_null(column, 0) if name == "trial" else column)
+    return pa.table(arrays, names=names)

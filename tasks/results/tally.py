@@ -1,0 +1,203 @@
+"""The run's summary statistics, accumulated as records are written (no pandas, no
+second pass over the results file).
+
+``Tally.add(row)`` takes one row of the results schema (``tasks.results.frames.record_to_row``);
+``summary()`` returns what ``tasks.results.stats.summarize`` computes from the whole DataFrame
+(same keys, same numbers), ``breakdown()`` what ``tasks.results.stats.breakdown`` does, and
+``suite_summary(file)`` the numbers the quality gates check for one eval file. What it
+keeps per record is compact: floats in arrays and, per case (target × dataset × eval_id),
+its index into arrays of score sums, trial counts and pass counts (the bootstrap CI and
+pass@k need them).
+"""
+from __future__ import annotations
+
+import heapq
+import math
+import sys
+from fractions import Fraction
+from array import array
+from typing import Any
+
+from tasks.results.problems import evaluator_error_count
+from tasks.results.stats import exact_mean, exact_std, histogram
+from tasks.results.tally_groups import Breakdown, evaluator_results, number
+from tasks.results.trials import bootstrap_ci, pass_at_k, pass_hat_k
+
+
+class SuiteCounts:
+    """What the gates check for one eval file: total, mean, pass rate, errors."""
+
+    __slots__ = ("n", "known", "score_sum", "passes", "errors", "evaluator_errors")
+
+    def __init__(self) -> None:
+        self.n = self.known = self.passes = self.errors = self.evaluator_errors = 0
+        self.score_sum = Fraction(0)  # exact: the mean is the same whatever the order
+
+    def summary(self) -> dict[str, Any]:
+        if not self.n:
+            return {"total": 0, "errors": 0, "evaluator_errors": 0}
+        return {"total": self.n, "errors": self.errors, "evaluator_errors": self.evaluator_errors,
+                "mean": round(float(self.score_sum / self.known), 3) if self.known else math.nan,
+                "pass_rate": round(self.passes / self.n, 3)}
+
+
+def _intern(value: Any) -> str:
+    return sys.intern(value) if isinstance(value, str) else ""
+
+
+def _order(item: tuple[float, str, Any]) -> tuple[float, str, bool, str]:
+    """Best first: mean descending, then eval_id, then target (None last)."""
+    mean, eval_id, target = item
+    return (-mean, eval_id, target is None, target or "")
+
+
+class Tally:
+    def __init__(self) -> None:
+        self.scores = array("d")
+        self.errors = self.evaluator_errors = self.passes = 0
+        self.input_tokens = self.output_tokens = 0
+        self.cost = self.judge_cost = 0.0
+        self.cost_known = False
+        # per case (target, dataset, eval_id): its index into score sums, trials, passes
+        self.cases: dict[tuple[str, str, str], int] = {}
+        self.sums, self.trials, self.case_passes = array("d"), array("q"), array("q")
+        self.targets_of: list[Any] = []  # each case's raw target (None or text)
+        self.suites: dict[str, SuiteCounts] = {}
+        self.groups = Breakdown()
+
+    def add(self, row: dict[str, Any], results: list[Any] | None = None) -> None:
+        """One row of the results schema; ``results``: its evaluator results, parsed
+        (else read from the row's JSON)."""
+        results = evaluator_results(row.get("evaluator_results")) if results is None else results
+        score = number(row.get("score"))
+        passed = row.get("verdict") == "pass"
+        self.scores.append(score)
+        self.passes += passed
+        ev_errors = evaluator_error_count(results)
+        self.evaluator_errors += ev_errors
+        errored = row.get("error") is not None
+        self.errors += errored
+        self.input_tokens += int(row.get("input_tokens") or 0)
+        self.output_tokens += int(row.get("output_tokens") or 0)
+        if row.get("cost_usd") is not None:
+            self.cost += float(row["cost_usd"])
+            self.cost_known = True
+        self.judge_cost += float(row.get("judge_cost_usd") or 0.0)
+        key = (_intern(row.get("target")), _intern(row.get("dataset")),
+               sys.intern(str(row["eval_id"])))  # ids: one string shared with the plan's
+        index = self.cases.get(key)
+        if index is None:
+            index = self.cases[key] = len(self.sums)
+            self.sums.append(0.0)
+            self.trials.append(0)
+            self.case_passes.append(0)
+            self.targets_of.append(row.get("target"))
+        self.sums[index] += score
+        self.trials[index] += 1
+        self.case_passes[index] += passed
+        suite = self._suite(row.get("case_key"))
+        suite.n += 1
+        if math.isfinite(score):  # as exact_mean: NaN (no score) is left out
+            suite.score_sum += Fraction(score)
+            suite.known += 1
+        suite.passes += passed
+        suite.errors += errored
+        suite.evaluator_errors += ev_errors
+        self.groups.add(row, results, score, passed, errored)
+
+    def _suite(self, case_key: Any) -> SuiteCounts:
+        name = case_key.split("::")[0] if isinstance(case_key, str) else ""
+        counts = self.suites.get(name)
+        if counts is None:
+            counts = self.suites[sys.intern(name)] = SuiteCounts()
+        return counts
+
+    @property
+    def total(self) -> int:
+        return len(self.scores)
+
+    def suite_summary(self, prefix: str) -> dict[str, Any]:
+        return self.suites.get(prefix, SuiteCounts()).summary()
+
+    def breakdown(self) -> list[dict[str, Any]]:
+        return self.groups.table()
+
+    def summary(self) -> dict[str, Any]:
+        """The same dict as ``tasks.results.stats.summarize`` of these records."""
+        import numpy as np
+        if not self.total:
+            return {"total": 0, "errors": 0, "evaluator_errors": 0, "histogram": [0] * 5,
+                    "top": [], "bottom": []}
+        scores = np.frombuffer(self.scores, dtype=float)
+        top, bottom = self._extremes()
+        return {
+            "total": self.total, "errors": self.errors, "evaluator_errors": self.evaluator_errors,
+            "mean": round(exact_mean(self.scores), 3),
+            "median": round(float(np.nanmedian(scores)), 3),
+            "min": round(float(np.nanmin(scores)), 3), "max": round(float(np.nanmax(scores)), 3),
+            "std": round(exact_std(self.scores), 3) if self.total >= 2 else None,
+            "histogram": histogram(self.scores), "top": top, "bottom": bottom,
+            "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
+            "cost_usd": round(self.cost, 6) if self.cost_known else None,
+            "judge_cost_usd": round(self.judge_cost, 6),
+            "pass_rate": round(self.passes / self.total, 3),
+            "ci95": self._ci(), "trials": self._trials(),
+        }
+
+    def _ci(self) -> list[float] | None:
+        order = (self.cases[k] for k in sorted(self.cases))
+        means = [self.sums[i] / self.trials[i] for i in order]
+        pair = bootstrap_ci(means)
+        return None if pair is None else [round(pair[0], 3), round(pair[1], 3)]
+
+    def _extremes(self) -> tuple[list, list]:
+        """Top and bottom 3 cases by mean score over (eval_id, target), as ``_extremes``
+        in tasks/results/stats.py orders them."""
+        one_dataset = len({key[1] for key in self.cases}) <= 1
+        if one_dataset and not any(s != s for s in self.sums):  # no NaN: heaps, no sort
+            return self._extremes_of(lambda: ((self.sums[i] / self.trials[i], key[2],
+                                               self.targets_of[i])
+                                              for key, i in self.cases.items()), len(self.cases))
+        per: dict[tuple[str, Any], list[float]] = {}
+        for key, i in self.cases.items():
+            entry = per.setdefault((key[2], self.targets_of[i]), [0.0, 0])
+            entry[0] += self.sums[i]
+            entry[1] += self.trials[i]
+        ordered = sorted(((s / n, e, t) for (e, t), (s, n) in per.items()), key=_order)
+        return self._extremes_of(lambda: iter(ordered), len(ordered), ordered)
+
+    def _extremes_of(self, means: Any, count: int, ordered: list | None = None
+                     ) -> tuple[list, list]:
+        """``means()``: (mean, eval_id, target) of each case; the first n and last 3 in
+        ``_order`` (``ordered`` when already sorted, else found with heaps)."""
+        targets = {t for t in self.targets_of if t is not None}
+        one_target = len(targets) <= 1
+
+        def label(eval_id: str, target: Any) -> str:
+            return eval_id if one_target else f"{eval_id} [{target}]"
+        n = min(3, (count + 1) // 2)
+        if ordered is not None:
+            first, last = ordered[:n], ordered[n:][-3:][::-1]
+        else:
+            first = heapq.nsmallest(n, means(), key=_order)
+            last = heapq.nlargest(min(3, count - n), means(), key=_order)
+        top = [(label(e, t), round(s, 3)) for s, e, t in first]
+        bottom = [(label(e, t), round(s, 3)) for s, e, t in last]
+        return top, bottom
+
+    def _trials(self) -> dict[str, Any] | None:
+        if not self.cases or max(self.trials) < 2:
+            return None
+        keys = sorted(self.cases)
+        k = int(min(self.trials))
+        many = len({key[0] for key in keys}) > 1
+        rows = [(key, self.trials[i], self.case_passes[i]) for key, i in
+                ((key, self.cases[key]) for key in keys)]
+        return {
+            "k": k, "cases": len(rows), "max_trials": max(n for _, n, _ in rows),
+            "pass_at_1": round(sum(c / n for _, n, c in rows) / len(rows), 3),
+            "pass_at_k": round(sum(pass_at_k(n, c, k) for _, n, c in rows) / len(rows), 3),
+            "pass_hat_k": round(sum(pass_hat_k(n, c, k) for _, n, c in rows) / len(rows), 3),
+            "disagreeing": [f"{key[2]} [{key[0]}]" if many else key[2]
+                            for key, n, c in rows if 0 < c < n],
+        }

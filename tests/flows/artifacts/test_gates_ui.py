@@ -1,0 +1,286 @@
+"""Quality gates, evaluator errors, the offline heuristic judge and how a run shows up in
+Prefect (flow-run name, tags, keyed artifacts), end to end: the real `agentv eval` in a
+subprocess against the session's real Prefect server, read back through the Prefect API."""
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from pathlib import Path
+
+from providers.heuristic_judge import OFFLINE_LABEL
+from tests.conftest import EXAMPLE
+
+EXAMPLE_EVAL = EXAMPLE / "evals" / "example.test.yaml"
+KEY = re.compile(r"^[a-z0-9-]+$")
+
+
+def records(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def flow_run_id(stdout: str) -> str:
+    return re.search(r"flow-run/([0-9a-f-]{36})", stdout).group(1)
+
+
+def read_run(run_id: str):
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId
+
+    async def read():
+        async with get_client() as client:
+            run = await client.read_flow_run(run_id)
+            arts = await client.read_artifacts(artifact_filter=ArtifactFilter(
+                flow_run_id=ArtifactFilterFlowRunId(any_=[run.id])))
+            return run, arts
+    return asyncio.run(read())
+
+
+def table(artifact) -> list[dict]:
+    """A table artifact's rows (the API returns them as JSON text)."""
+    data = artifact.data
+    return json.loads(data) if isinstance(data, str) else data
+
+
+def gated_suite(tmp_path: Path, execution: str = "", script: str = "score.py") -> Path:
+    (tmp_path / "targets.yaml").write_text(
+        "$schema: agentv-targets-v2\ntargets:\n  - name: default\n    provider: mock\n"
+        "    response: the answer is 42\n")
+    (tmp_path / "score.py").write_text(
+        "import json,sys\nc=json.load(sys.stdin)\nn=int(c['eval_id'].split('-')[1])\n"
+        "print(json.dumps({'score': n / 3, 'hits': [], 'misses': [], 'reasoning': 'n'}))\n")
+    cases = "".join(
+        f"  - id: case-{i}\n    input: question {i}\n    execution:\n      evaluators:\n"
+        f"        - {{name: py, type: code_judge, script: [python3, {script}]}}\n"
+        for i in range(4))
+    f = tmp_path / "gated.yaml"
+    f.write_text("$schema: agentv-eval-v2\n" + execution + "evalcases:\n" + cases)
+    return f
+
+
+def test_fail_under_exits_1_and_the_flow_run_ends_failed_with_the_reason(cli, tmp_path):
+    out = tmp_path / "r.jsonl"
+    proc = cli("eval", str(EXAMPLE_EVAL), "--out", str(out), "--fail-under", "0.5")
+    assert proc.returncode == 1, proc.stderr
+    assert "QUALITY GATE FAILED: mean score 0.312 < fail-under 0.500" in proc.stdout
+    assert len(records(out)) == 3  # everything is written all the same
+    run, arts = read_run(flow_run_id(proc.stdout))
+    assert run.state.is_failed()
+    assert "quality gate failed: mean score 0.312 < fail-under 0.500" in run.state.message
+    summary = next(a for a in arts if a.key == "agentv-summary-example-default")
+    assert "Quality gate FAILED" in summary.data
+
+
+def test_passing_gates_exit_0_and_bad_gate_values_are_config_errors(cli, tmp_path):
+    proc = cli("eval", str(EXAMPLE_EVAL), "--out", str(tmp_path / "r.jsonl"),
+               "--fail-under", "0.2", "--min-pass-rate", "0.3")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "QUALITY GATE" not in proc.stdout
+    assert read_run(flow_run_id(proc.stdout))[0].state.is_completed()
+    bad = cli("eval", str(EXAMPLE_EVAL), "--min-pass-rate", "90")
+    assert bad.returncode == 2
+    assert bad.stderr.strip() == \
+        "error: --min-pass-rate: must be a number between 0 and 1, got 90.0"
+
+
+def test_execution_gates_in_the_eval_file(cli, tmp_path):
+    f = gated_suite(tmp_path, "execution:\n  min_pass_rate: 0.5\n")
+    proc = cli("eval", str(f), "--targets", str(tmp_path / "targets.yaml"),
+               "--out", str(tmp_path / "r.jsonl"))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert ("QUALITY GATE FAILED: gated (execution): pass rate 25.0% < min-pass-rate 50.0%"
+            in proc.stdout)
+    bad = gated_suite(tmp_path, "execution:\n  fail_under: high\n")
+    proc = cli("eval", str(bad), "--targets", str(tmp_path / "targets.yaml"))
+    assert proc.returncode == 2
+    assert re.match(r"error: .*gated\.yaml:3: fail_under: must be a number between 0 and 1",
+                    proc.stderr), proc.stderr
+
+
+def test_evaluator_errors_are_counted_listed_and_fail_on_error(cli, tmp_path):
+    # a judge script that crashes (a missing script is a configuration error: exit 2)
+    (tmp_path / "broken_judge.py").write_text("raise RuntimeError('judge crashed')\n")
+    f = gated_suite(tmp_path, script="broken_judge.py")
+    targets = str(tmp_path / "targets.yaml")
+    proc = cli("eval", str(f), "--targets", targets, "--out", str(tmp_path / "a.jsonl"))
+    assert proc.returncode == 0, proc.stderr
+    assert "errors: cases 0, evaluators 4" in proc.stdout
+    errors = proc.stdout.split("ERRORS")[1].split("SUMMARY")[0]
+    assert re.search(r"gated\.yaml:case-0:py \[default\]: script exited with code 1", errors)
+    assert "judge crashed" in errors
+    proc = cli("eval", str(f), "--targets", targets, "--out", str(tmp_path / "b.jsonl"),
+               "--fail-on-error")
+    assert proc.returncode == 1
+    assert "0 case error(s) and 4 evaluator error(s) with fail-on-error" in proc.stdout
+    _, arts = read_run(flow_run_id(proc.stdout))
+    cases = table(next(a for a in arts if a.key == "agentv-cases-gated-default"))
+    assert len(cases) == 4 and all("py:" in row["error"] for row in cases)
+
+
+def test_unparseable_judge_reply_is_asked_again_then_an_evaluator_error(cli, tmp_path):
+    (tmp_path / "targets.yaml").write_text(
+        "$schema: agentv-targets-v2\ntargets:\n  - name: default\n    provider: mock\n"
+        "    response: hi\n    judge_response: I think it is fine, 8/10\n")
+    f = tmp_path / "j.yaml"
+    f.write_text("$schema: agentv-eval-v2\nevalcases:\n  - id: one\n    input: hello\n"
+                 "    expected_outcome: greets\n")
+    proc = cli("eval", str(f), "--targets", str(tmp_path / "targets.yaml"),
+               "--out", str(tmp_path / "r.jsonl"))
+    assert proc.returncode == 0, proc.stderr
+    assert "errors: cases 0, evaluators 1" in proc.stdout
+    errors = proc.stdout.split("ERRORS")[1].split("SUMMARY")[0]
+    assert re.search(r"j\.yaml:one:llm_judge \[default\]: .*broke the output contract twice",
+                     errors), errors
+    judged = records(tmp_path / "r.jsonl")[0]["evaluator_results"][0]
+    assert judged["judge_call"] == {"attempts": 2, "asks": 2, "wait_ms": 0.0}
+
+
+def test_offline_judge_known_hits_and_misses_on_the_bundled_example(cli, tmp_path):
+    out = tmp_path / "r.jsonl"
+    proc = cli("eval", str(EXAMPLE_EVAL), "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    by_id = {r["eval_id"]: r for r in records(out)}
+    greeting = by_id["plain-greeting"]
+    assert greeting["score"] == 0.0
+    assert greeting["misses"] == ["does not mention 'politely'", "does not mention 'offers'",
+                                  "does not mention 'help'"]
+    review = next(e for e in by_id["review-javascript-with-guidelines"]["evaluator_results"]
+                  if e["name"] == "review-quality")
+    assert review["score"] == 0.875
+    assert "mentions 'i < items.length'" in review["hits"]
+    assert "does not mention 'bug'" in review["misses"]
+    for record in by_id.values():
+        judged = [e for e in record["evaluator_results"] if e["type"] == "llm_judge"]
+        assert judged and all(e["reasoning"].startswith(OFFLINE_LABEL) for e in judged)
+    assert f"note: judge: {OFFLINE_LABEL} on target default" in proc.stdout
+    assert "mean: 0.312" in proc.stdout and "pass rate: 33.3%" in proc.stdout
+
+
+def test_flow_run_name_tags_and_artifact_keys(cli, tmp_path):
+    proc = cli("eval", str(EXAMPLE_EVAL), "--out", str(tmp_path / "r.jsonl"))
+    assert proc.returncode == 0, proc.stderr
+    run, arts = read_run(flow_run_id(proc.stdout))
+    assert re.match(r"example × default · \d{4}-\d\d-\d\d \d\d:\d\d:\d\d$", run.name), run.name
+    assert {"agentv", "suite:example", "target:default", "dataset:example"} <= set(run.tags)
+    keys = {a.key for a in arts}
+    assert None not in keys and all(KEY.match(k) for k in keys), keys
+    assert {"agentv-cases-example-default", "agentv-stats-example-default",
+            "agentv-summary-example-default", "agentv-results-file-example-default",
+            "agentv-parquet-file-example-default"} <= keys
+    cases = table(next(a for a in arts if a.key == "agentv-cases-example-default"))
+    row = next(r for r in cases if r["eval_id"] == "plain-greeting")
+    assert row["verdict"] == "fail" and "politely" in row["misses"]
+    assert row["reasoning"].startswith(OFFLINE_LABEL) and row["error"] == ""
+    wall = float(re.search(r"wall time: ([\d.]+)s", proc.stdout).group(1))
+    summary = next(a for a in arts if a.key == "agentv-summary-example-default").data
+    assert f"| {wall:.2f}s |" in summary  # the artifact's wall time is the console's
+
+
+def test_trials_top_and_bottom_list_each_case_once(cli, tmp_path):
+    proc = cli("eval", str(EXAMPLE_EVAL), "--out", str(tmp_path / "r.jsonl"), "--trials", "3")
+    assert proc.returncode == 0, proc.stderr
+    top = re.search(r"top: (.*)", proc.stdout).group(1)
+    bottom = re.search(r"bottom: (.*)", proc.stdout).group(1)
+    listed = re.findall(r"([\w-]+) \(", top + ", " + bottom)
+    assert sorted(listed) == ["multiturn-debugging", "plain-greeting",
+                              "review-javascript-with-guidelines"]
+
+
+def test_help_and_version(cli):
+    help_text = cli("eval", "--help", env={"COLUMNS": "200"}).stdout
+    assert "default: the target's workers setting, else 1" in help_text
+    assert "--fail-under" in help_text and "SCORE" in help_text and "<str>" not in help_text
+    version = cli("--version")
+    assert version.returncode == 0 and re.match(r"agentv \d+\.\d+", version.stdout)
+
+
+def test_gate_and_summary_units():
+    from tasks.load.gates import Gates
+    from tasks.results.gates import check_gates
+    summary = {"total": 4, "mean": 0.5, "pass_rate": 0.25, "errors": 1, "evaluator_errors": 2}
+    assert check_gates(summary, Gates()) == []
+    assert check_gates(summary, Gates(fail_under=0.5, min_pass_rate=0.25)) == []
+    assert check_gates(summary, Gates(fail_on_error=True)) == [
+        "1 case error(s) and 2 evaluator error(s) with fail-on-error"]
+    assert check_gates({"total": 0}, Gates(fail_under=0.1)) == ["no case ran"]
+    from flows.naming import artifact_key
+    long = artifact_key("cases", [f"Suite_{i}.Name" for i in range(20)], ["Azure GPT-4o"])
+    assert KEY.match(long) and len(long) <= 90
+    assert artifact_key("cases", ["My Suite"], ["gpt_4o"]) == "agentv-cases-my-suite-gpt-4o"
+
+
+def test_summary_markdown_shows_both_error_counts():
+    from tasks.results.summary_md import summary_markdown
+    text = summary_markdown({"total": 0, "errors": 0, "evaluator_errors": 0, "histogram": [0] * 5,
+                             "top": [], "bottom": [], "notes": ["n1"],
+                             "gate_failures": ["no case ran"]}, 1.234, {})
+    assert "errors (cases / evaluators)" in text and "1.23s" in text
+    assert "- no case ran" in text and "**Note:** n1" in text
+
+
+def test_console_progress_counts_and_phases():
+    import io
+
+    from rich.console import Console
+
+    from flows.cli.console import WAITING, ProgressBar, format_problems
+    buf = io.StringIO()
+    bar = ProgressBar(enabled=True)
+    bar.begin(Console(file=buf, force_terminal=True, width=160))
+    plan = type("P", (), {"jobs": [1, 2, 3]})()
+    bar.start(plan)
+    bar.advance({"score": 0.9})
+    bar.advance({"score": 0.1})
+    bar.advance({"score": 0.0, "error": "boom"})
+    assert bar.description() == "cases: 1 pass, 1 fail, 1 error"
+    bar._progress.refresh()
+    bar.stop()
+    assert "3/3" in buf.getvalue() and "eta" in buf.getvalue()
+    assert WAITING["start"] and "Prefect" in WAITING["plan"]
+    lines = format_problems("ERRORS", [{"file": "a.yaml", "eval_id": "c1", "target": "t",
+                                        "evaluator": "py", "error": "boom"}])
+    assert lines == ["", "ERRORS", "  a.yaml:c1:py [t]: boom"]
+
+
+def test_progress_line_on_a_terminal_from_the_first_second(prefect_api, tmp_path):
+    """`agentv eval` with stderr on a pseudo-terminal: the progress line says what it waits
+    for before any case ran, then shows cases done, ETA and pass/fail/error counts."""
+    import os
+    import pty
+    import select
+    import subprocess
+    import sys
+    import time
+
+    from tests.conftest import ROOT
+    master, slave = pty.openpty()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"}
+    proc = subprocess.Popen([sys.executable, "-m", "flows.cli.main", "eval", str(EXAMPLE_EVAL),
+                             "--out", str(tmp_path / "r.jsonl")],
+                            stdout=subprocess.PIPE, stderr=slave, stdin=subprocess.DEVNULL,
+                            env=env, cwd=ROOT)
+    os.close(slave)
+    seen, first_at, started = b"", None, time.monotonic()
+    while True:
+        ready, _, _ = select.select([master], [], [], 0.2)
+        if ready:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            if first_at is None and b"loading eval files" in chunk + seen[-200:]:
+                first_at = time.monotonic() - started
+            seen += chunk
+        elif proc.poll() is not None:
+            break
+    proc.wait(timeout=60)
+    os.close(master)
+    text = seen.decode(errors="replace")
+    assert proc.returncode == 0, text[-2000:]
+    assert first_at is not None and first_at < 10, text[:2000]  # before Prefect is imported
+    assert text.index("loading eval files") < text.index("starting the Prefect flow run")
+    assert "starting the Prefect flow run" in text
+    assert re.search(r"cases: \d+ pass, \d+ fail, 0 error", text), text[-2000:]
+    assert "eta" in text and "/3" in text

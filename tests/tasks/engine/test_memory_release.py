@@ -1,0 +1,67 @@
+"""What a run lets go of once it is no longer needed, so memory stays flat in N: the case
+rows a published case page holds, and the packed cases once every job has finished."""
+from __future__ import annotations
+
+import pytest
+
+from flows.artifacts.case_pages import PAGE_ROWS, CasePages
+from tasks.load.case_store import LazyCases, release_cases
+from tasks.plan.plan import EvalOptions, build_plan
+
+
+def rows(n: int, start: int = 0) -> list[tuple]:
+    return [(f"c{i:05d}", 0, 1.0, "pass", "", "", "", "", 1.0) for i in range(start, start + n)]
+
+
+def test_rows_published_in_a_page_are_let_go_and_the_rest_still_goes_out():
+    cases = {("evals/a.yaml", "t"): rows(2 * PAGE_ROWS + 3)}
+    pages = CasePages(cases)
+    early = pages.full_pages()
+    assert [len(t) for _, _, t in early] == [PAGE_ROWS, PAGE_ROWS]
+    kept = cases[("evals/a.yaml", "t")]
+    assert kept[:2 * PAGE_ROWS] == [()] * (2 * PAGE_ROWS)  # paged rows: released
+    assert len(kept) == 2 * PAGE_ROWS + 3
+    final = pages.final_tables()
+    last = range(2 * PAGE_ROWS, 2 * PAGE_ROWS + 3)
+    assert [r["eval_id"] for _, _, t in final for r in t] == [f"c{i:05d}" for i in last]
+    ids = [r["eval_id"] for _, _, t in early + final for r in t]
+    assert sorted(ids) == [f"c{i:05d}" for i in range(2 * PAGE_ROWS + 3)]  # each once
+
+
+def test_released_cases_keep_their_ids_and_refuse_to_be_built(tmp_path):
+    f = tmp_path / "s.yaml"
+    f.write_text("$schema: agentv-eval-v2\nevalcases:\n"
+                 + "".join(f"  - id: c{i}\n    input: q{i}\n" for i in range(5)))
+    plan = build_plan(EvalOptions(paths=[str(f)], dry_run=True), warn=lambda _: None)
+    assert plan.jobs[0].case.id == "c0"
+    release_cases(plan.suites)
+    cases = plan.suites[0].cases
+    assert isinstance(cases, LazyCases) and len(cases) == 5
+    assert [r.id for r in cases.refs] == [f"c{i}" for i in range(5)]
+    assert not len(cases.refs[0].store) and not cases.refs[0].store.data
+    assert [j.key.split("::")[1] for j in plan.jobs] == [f"c{i}" for i in range(5)]
+    with pytest.raises(RuntimeError, match="c1"):
+        plan.jobs[1].case  # noqa: B018
+
+
+@pytest.mark.parametrize("targets, n", [(("t1",), 40), (("t1", "t2"), 25), (("t1",), 1),
+                                        (("t1",), 4), (("t1", "t2"), 2)])
+def test_top_and_bottom_found_without_sorting_equal_the_pandas_ones(tmp_path, targets, n):
+    """One dataset: the streaming summary finds its top/bottom 3 with heaps; ties in the
+    mean are broken by id and target exactly as the pandas summary's sort does."""
+    import random
+
+    from tasks.results.frames import load_results
+    from tasks.results.sink import RunSink
+    from tasks.results.stats import summarize
+    from tests.tasks.results.test_frames import record, write_jsonl
+    rng = random.Random(n)
+    recs = [record(f"case-{i:03d}", rng.choice([0.0, 0.5, 1.0, round(rng.random(), 2)]),
+                   target=t, trial=k) for i in range(n) for t in targets for k in range(2)]
+    rng.shuffle(recs)
+    sink = RunSink(None)
+    for r in recs:
+        sink.add(r)
+    expected = summarize(load_results(write_jsonl(tmp_path / "r.jsonl", recs)))
+    got = sink.tally.summary()
+    assert (got["top"], got["bottom"]) == (expected["top"], expected["bottom"])

@@ -1,0 +1,57 @@
+"""The one job runner's stop control, as the flow and the typed API's EvalLoop use it: with
+a grace period the watchdog cancels what still runs after a stop; with ``grace_s=None``
+in-flight jobs finish however long they take until ``release()`` cancels them; a job that
+gets its slot after a stop is skipped."""
+from __future__ import annotations
+
+import asyncio
+from types import SimpleNamespace
+from typing import Any, cast
+
+from tasks.plan.expand import Job
+from tasks.engine.jobs import JobRunner, LocalLimits, RunControl
+from tasks.engine.case_runner import CaseRunner
+
+
+def job(name: str) -> Job:
+    return cast(Job, SimpleNamespace(key=name, case=SimpleNamespace(file=None)))
+
+
+async def _stop_while_running(control: RunControl, then: Any = None) -> list[Any]:
+    started = asyncio.Event()
+
+    async def execute(j: Any) -> dict[str, Any]:
+        started.set()
+        await asyncio.sleep(0.4)
+        return {"eval_id": j.key}
+    runner = JobRunner(cast(CaseRunner, None), LocalLimits(1, {}), control, execute=execute)
+    watchdog = asyncio.ensure_future(control.watchdog())
+    try:
+        running = asyncio.ensure_future(runner.run_one(job("a")))
+        waiting = asyncio.ensure_future(runner.run_one(job("b")))  # waits for the one slot
+        await started.wait()
+        control.request_stop()
+        if then is not None:
+            await asyncio.sleep(0.15)
+            then()
+        return list(await asyncio.gather(running, waiting))
+    finally:
+        watchdog.cancel()
+
+
+def test_a_grace_period_cancels_what_still_runs():
+    control = RunControl(grace_s=0.05)
+    assert asyncio.run(_stop_while_running(control)) == [None, None]
+    assert control.skipped == 2 and not control.released
+
+
+def test_no_deadline_lets_the_job_in_flight_finish_and_skips_the_next():
+    control = RunControl(grace_s=None)
+    assert asyncio.run(_stop_while_running(control)) == [{"eval_id": "a"}, None]
+    assert control.skipped == 1 and not control.in_flight
+
+
+def test_release_cancels_the_job_in_flight_now():
+    control = RunControl(grace_s=None)
+    done = asyncio.run(_stop_while_running(control, then=control.release))
+    assert done == [None, None] and control.released and control.skipped == 2

@@ -1,0 +1,240 @@
+"""Results as data: Parquet schema and load_results, trial statistics, summary, breakdown,
+JUnit. No Prefect here: these are the functions the flow and the CLI call."""
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from math import comb
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from providers.base import ConfigError
+from tasks.results.junit import JUNIT_COLUMNS, junit_xml
+from tasks.results.frames import COLUMNS, iter_records, load_results, write_parquet
+from tasks.results.stats import breakdown, format_summary, summarize
+from tasks.results.trials import bootstrap_ci, case_table, pass_at_k, pass_hat_k, trials_summary
+from tasks.results.write import serialize
+
+
+def record(eval_id: str, score: float, *, trial: int = 0, target: str = "t1",
+           error: str | None = None, **extra) -> dict:
+    return {"timestamp": "2026-01-01T00:00:00Z", "eval_id": eval_id, "dataset": "ds",
+            "target": target, "trial": trial, "case_key": f"f.yaml::{eval_id}::{target}::{trial}",
+            "lm_provider_request": {"question": f"q {eval_id}", "guidelines": ""},
+            "score": score, "hits": ["h"], "misses": ["m"] if score < 0.8 else [],
+            "candidate_answer": f"answer {eval_id}", "reasoning": f"why {eval_id}",
+            "evaluator_provider_request": None,
+            "evaluator_results": [
+                {"name": "judge", "type": "llm_judge", "score": score, "weight": 1.0,
+                 "verdict": "pass" if score >= 0.8 else "fail", "hits": [], "misses": [],
+                 "reasoning": "r", "usage": {"input_tokens": 10, "output_tokens": 2,
+                                             "cost_usd": 0.001}}],
+            "error": error, "attempt": 1, "latency_ms": 100.0 + 10 * trial,
+            "usage": {"input_tokens": 5, "output_tokens": 7, "cost_usd": 0.002}, **extra}
+
+
+def write_jsonl(path: Path, records: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+def test_jsonl_yaml_and_parquet_load_to_the_same_frame(tmp_path):
+    recs = [record("a", 0.9), record("b", 0.3, trial=1, trace_summary={"tool_calls": 2}),
+            record("c", 0.0, error="TimeoutError: slow")]
+    jsonl = write_jsonl(tmp_path / "r.jsonl", recs)
+    (tmp_path / "r.yaml").write_text("".join(serialize(r, "yaml") for r in recs))
+    parquet = write_parquet(jsonl)
+    assert parquet == tmp_path / "r.parquet"
+    frames = [load_results(p) for p in (jsonl, tmp_path / "r.yaml", parquet)]
+    for other in frames[1:]:
+        pd.testing.assert_frame_equal(frames[0], other)
+    df = frames[0]
+    assert list(df.columns) == list(COLUMNS)
+    assert df.score.mean() == pytest.approx(0.4)
+    assert list(df.verdict) == ["pass", "fail", "error"]
+    assert list(df.trial) == [0, 1, 0] and str(df.trial.dtype) == "Int64"
+    assert df.input_tokens.sum() == 15 and df.judge_cost_usd.iloc[0] == pytest.approx(0.001)
+    assert df.question.iloc[1] == "q b"
+    multi = record("m", 1.0, lm_provider_request={"chat_prompt": [
+        {"role": "system", "content": "s"}, {"role": "user", "content": "first"},
+        {"role": "assistant", "content": "a"}, {"role": "user", "content": "last"}]})
+    (tmp_path / "m.jsonl").write_text(json.dumps(multi) + "\n")
+    assert load_results(tmp_path / "m.jsonl").question.iloc[0] == "last"
+    assert json.loads(df.evaluator_results.iloc[0])[0]["name"] == "judge"
+    assert json.loads(df.trace_summary.iloc[1]) == {"tool_calls": 2}
+    assert df.extra.isna().all()
+    meta = pq.read_schema(parquet).metadata
+    assert meta[b"agentv_schema_version"] == b"1"
+
+
+def test_agentv_minimal_lines_load_with_defaults(tmp_path):
+    path = write_jsonl(tmp_path / "m.jsonl", [{"eval_id": "x", "score": 0.5, "target": "g"}])
+    df = load_results(path)
+    assert df.loc[0, "trial"] == 0 and df.loc[0, "verdict"] == "fail"
+    assert pd.isna(df.loc[0, "error"])
+
+
+def test_parquet_is_written_in_chunks_and_lists_and_globs_concatenate(tmp_path):
+    recs = [record(f"case-{i}", (i % 10) / 10) for i in range(2500)]
+    first = write_jsonl(tmp_path / "shard-1.jsonl", recs[:1200])
+    write_jsonl(tmp_path / "shard-2.jsonl", recs[1200:])
+    out = write_parquet(first, chunk_rows=100)
+    assert pq.ParquetFile(out).metadata.num_row_groups == 12
+    df = load_results(str(tmp_path / "shard-*.jsonl"), columns=["eval_id", "score"])
+    assert len(df) == 2500 and list(df.columns) == ["eval_id", "score"]
+    assert len(load_results([first, out])) == 2400
+
+
+def test_foreign_parquet_is_a_schema_error_naming_missing_columns(tmp_path):
+    path = tmp_path / "other.parquet"
+    pq.write_table(pa.table({"id": ["a"], "value": [1.0]}), path)
+    with pytest.raises(ConfigError) as err:
+        load_results(path)
+    assert "missing column(s) eval_id, score" in str(err.value)
+    assert str(path) in str(err.value)
+
+
+def test_bad_inputs_are_config_errors(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"eval_id": "a", "score": 1}\n{"eval_id": "b"}\n')
+    with pytest.raises(ConfigError, match=r"bad.jsonl:2: score: result record has no 'score'"):
+        list(iter_records(bad))
+    with pytest.raises(ConfigError, match="not found"):
+        load_results(tmp_path / "nope.jsonl")
+    with pytest.raises(ConfigError, match="no results file matches"):
+        load_results(str(tmp_path / "*.parquet"))
+    with pytest.raises(ConfigError, match="unknown result column"):
+        load_results(bad, columns=["nonsense"])
+
+
+def test_parquet_strings_pass_through_redaction(tmp_path, monkeypatch):
+    from providers import secrets
+    monkeypatch.setattr(secrets, "_values", ())
+    monkeypatch.setattr(secrets, "_pattern", None)
+    secrets.add(["sk-topsecret-123"])
+    path = write_jsonl(tmp_path / "r.jsonl", [record("a", 1.0, reasoning_extra="sk-topsecret-123")])
+    raw = pq.read_table(write_parquet(path)).to_pylist()[0]
+    assert "sk-topsecret-123" not in json.dumps(raw) and "***" in raw["extra"]
+
+
+def test_pass_at_k_and_pass_hat_k_match_their_definitions():
+    assert pass_at_k(5, 0, 3) == 0.0 and pass_at_k(5, 5, 3) == 1.0
+    assert pass_at_k(5, 2, 1) == pytest.approx(0.4)
+    assert pass_at_k(5, 2, 3) == pytest.approx(1 - comb(3, 3) / comb(5, 3))
+    assert pass_at_k(4, 1, 4) == 1.0
+    assert pass_hat_k(5, 2, 1) == pytest.approx(0.4)
+    assert pass_hat_k(5, 4, 2) == pytest.approx(comb(4, 2) / comb(5, 2))
+    assert pass_hat_k(5, 1, 2) == 0.0
+    with pytest.raises(ValueError):
+        pass_at_k(2, 1, 3)
+
+
+def test_bootstrap_ci_brackets_the_mean_and_is_reproducible():
+    values = [0.1, 0.4, 0.5, 0.7, 0.9, 0.3]
+    lo, hi = bootstrap_ci(values)
+    assert lo < sum(values) / len(values) < hi
+    assert bootstrap_ci(values) == (lo, hi)
+    assert bootstrap_ci([0.5]) is None
+
+
+def trial_frame() -> pd.DataFrame:
+    recs = ([record("steady", 0.9, trial=t) for t in range(4)]
+            + [record("flaky", s, trial=t) for t, s in enumerate([0.9, 0.2, 0.9, 0.1])]
+            + [record("broken", 0.1, trial=t) for t in range(4)])
+    return pd.DataFrame([{"eval_id": r["eval_id"], "dataset": "ds", "target": "t1",
+                          "trial": r["trial"], "score": r["score"],
+                          "verdict": "pass" if r["score"] >= 0.8 else "fail"} for r in recs])
+
+
+def test_trials_summary_reports_pass_at_k_and_flags_disagreement():
+    df = trial_frame()
+    cases = case_table(df).set_index("eval_id")
+    assert cases.loc["flaky", "passes"] == 2 and bool(cases.loc["flaky", "disagree"])
+    assert not cases.loc["steady", "disagree"] and not cases.loc["broken", "disagree"]
+    assert cases.loc["flaky", "pass_at_k"] == 1.0 and cases.loc["flaky", "pass_hat_k"] == 0.0
+    summary = trials_summary(df)
+    assert summary["k"] == 4 and summary["cases"] == 3
+    assert summary["pass_at_1"] == pytest.approx(0.5)
+    assert summary["pass_at_k"] == pytest.approx(2 / 3, abs=1e-3)
+    assert summary["pass_hat_k"] == pytest.approx(1 / 3, abs=1e-3)
+    assert summary["disagreeing"] == ["flaky"]
+    assert trials_summary(df[df.trial == 0]) is None
+
+
+def test_summary_from_the_dataframe_has_ci_pass_rate_and_trials(tmp_path):
+    recs = [record("steady", 0.9, trial=t) for t in range(3)] + \
+           [record("flaky", s, trial=t) for t, s in enumerate([0.9, 0.2, 0.5])]
+    df = load_results(write_jsonl(tmp_path / "r.jsonl", recs))
+    summary = summarize(df)
+    assert summary["total"] == 6 and summary["pass_rate"] == pytest.approx(4 / 6, abs=1e-3)
+    assert summary["ci95"][0] <= summary["mean"] <= summary["ci95"][1]
+    text = format_summary(summary, 1.0)
+    assert "pass@3" in text and "pass^3" in text and "trials disagree: flaky" in text
+    assert "95% CI of mean" in text
+    rows = [{"eval_id": "a", "target": "t", "trial": 0, "score": 0.9, "error": None,
+             "input_tokens": 1, "output_tokens": 1, "cost_usd": None, "judge_cost_usd": 0.0}]
+    assert summarize(rows)["pass_rate"] == 1.0  # slim rows still work
+
+
+def test_breakdown_per_target_and_evaluator(tmp_path):
+    recs = [record("a", 1.0), record("b", 0.5), record("c", 0.0, error="boom"),
+            record("a", 0.9, target="t2")]
+    recs[2]["evaluator_results"] = []
+    df = load_results(write_jsonl(tmp_path / "r.jsonl", recs))
+    rows = {(r["target"], r["evaluator"]): r for r in breakdown(df)}
+    overall = rows[("t1", "(overall)")]
+    assert overall["n"] == 3 and overall["mean"] == pytest.approx(0.5)
+    assert overall["error_rate"] == pytest.approx(1 / 3, abs=1e-3)
+    assert overall["pass_rate"] == pytest.approx(1 / 3, abs=1e-3)
+    assert overall["p50_latency_ms"] == 100.0 and overall["tokens"] == 36
+    assert overall["cost_usd"] == pytest.approx(0.006)
+    judge = rows[("t1", "judge")]
+    assert judge["n"] == 2 and judge["tokens"] == 24 and judge["cost_usd"] == pytest.approx(0.002)
+    assert rows[("t2", "(overall)")]["n"] == 1
+
+
+def test_junit_has_one_testcase_per_case_and_failures_for_fail_verdicts(tmp_path):
+    recs = [record("good", 0.95), record("meh", 0.7), record("bad", 0.2),
+            record("down", 0.0, error="ProviderError: 503")]
+    df = load_results(write_jsonl(tmp_path / "r.jsonl", recs), columns=JUNIT_COLUMNS)
+    root = ET.fromstring(junit_xml(df))
+    assert root.attrib["tests"] == "4" and root.attrib["failures"] == "1"
+    assert root.attrib["errors"] == "1"
+    cases = {c.attrib["name"]: c for c in root.iter("testcase")}
+    assert set(cases) == {"good", "meh", "bad", "down"}
+    assert cases["bad"].find("failure") is not None
+    assert "why bad" in cases["bad"].find("failure").text
+    assert cases["meh"].find("failure") is None  # borderline is not a failure
+    assert cases["down"].find("error").attrib["message"] == "ProviderError: 503"
+    assert cases["good"].attrib["time"] == "0.100"
+
+
+def test_shards_split_jobs_round_robin_and_scale_flags_are_checked():
+    from tasks.plan.scale import check_task_runner, parse_shard, select_shard
+    jobs = list(range(7))
+    shards = [select_shard(jobs, parse_shard(f"{i}/3")) for i in (1, 2, 3)]
+    assert shards == [[0, 3, 6], [1, 4], [2, 5]]
+    assert sorted(sum(shards, [])) == jobs and select_shard(jobs, parse_shard(None)) == jobs
+    for bad in ("0/2", "3/2", "1-2", "a/b"):
+        with pytest.raises(ConfigError, match="--shard"):
+            parse_shard(bad)
+    assert check_task_runner(None, None) == "default"
+    assert check_task_runner(None, "tcp://127.0.0.1:8786") == "dask"
+    with pytest.raises(ConfigError, match="--dask-address: only applies"):
+        check_task_runner("default", "tcp://127.0.0.1:8786")
+
+
+def test_a_minimal_parquet_from_pandas_loads_with_derived_verdicts(tmp_path):
+    path = tmp_path / "pandas.parquet"
+    pd.DataFrame({"eval_id": ["a", "b", "c"], "score": [0.9, 0.7, 0.1],
+                  "error": [None, None, "boom"]}).to_parquet(path)
+    df = load_results(path)
+    assert list(df.verdict) == ["pass", "borderline", "error"] and list(df.trial) == [0, 0, 0]
+    bad = tmp_path / "typed.parquet"
+    pd.DataFrame({"eval_id": ["a"], "score": ["high"]}).to_parquet(bad)
+    with pytest.raises(ConfigError, match="column 'score' is not double"):
+        load_results(bad)
