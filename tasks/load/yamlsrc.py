@@ -243,6 +243,10 @@ def parse_yaml(text: str, name: str, pack: Callable[[Any], Any] | None = None) -
     except ConfigError:
         raise
     except yaml.MarkedYAMLError as err:
+        if "nesting depth" in (err.problem or ""):  # libyaml's own limit, met first
+            mark = err.problem_mark or err.context_mark
+            raise ConfigError(f"nested deeper than {MAX_DEPTH} levels",
+                              f"{name}:{mark.line + 1}" if mark else name) from None
         unfinished = err.context_mark is not None and (err.problem or "").startswith(
             ("did not find expected", "found unexpected end of stream"))
         mark = err.context_mark if unfinished else (err.problem_mark or err.context_mark)
