@@ -428,4 +428,4 @@ def test_stub_is_reusable_standalone():
         assert call(provider)[1] == 2 and len(other.completions()) == 2
     finally:
         other.stop()
-    assert TESTS / "stub_llm.py".is_file()
+    assert (TESTS / "stub_llm.py").is_file()
