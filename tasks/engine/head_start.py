@@ -20,7 +20,7 @@ from tasks.plan.batching import batching_targets, run_batches
 from tasks.plan.expand import Job
 from tasks.engine.jobs import JobRunner, LocalLimits, Record, RunControl
 from tasks.plan.plan import Plan, file_worker_caps
-from tasks.engine.case_runner import CaseRunner, RunOptions, TargetRuntime
+from tasks.engine.case_runner import RunOptions, TargetRuntime
 
 class Ledger(Protocol):
     """Where finished cases go (``tasks.results.ledger.RunLedger``): the engine writes
@@ -39,12 +39,11 @@ HELD_MAX = 2000  # started cases whose records wait for their batch task, at mos
 def local_job_runner(plan: Plan, runtimes: dict[str, TargetRuntime],
                      ledger: Ledger) -> JobRunner:
     opts = plan.options
-    runner = CaseRunner(runtimes, RunOptions(include_trace=opts.include_trace,
-                                             dump_prompts=opts.dump_prompts,
-                                             dump_traces=opts.dump_traces))
+    options = RunOptions(include_trace=opts.include_trace, dump_prompts=opts.dump_prompts,
+                         dump_traces=opts.dump_traces)
     caps = file_worker_caps([s.path for s in plan.suites], plan.workers)
-    return JobRunner(runner, LocalLimits(plan.workers, caps), ledger.control,
-                     ledger.record_finished)
+    return JobRunner.for_targets(runtimes, options, LocalLimits(plan.workers, caps),
+                                 ledger.control, ledger.record_finished)
 
 
 def head_start_allowed(plan: Plan) -> bool:

@@ -1,5 +1,8 @@
-"""The one job runner: every job of a run (the local flow's batches, a Dask worker's batch,
-the typed API's samples, ``--prefect-tasks case``) goes through ``JobRunner.run_one``.
+"""The one job runner: every job of a run (the local flow's batches and head start, a Dask
+worker's batch, the typed API's EvalLoop samples, ``--prefect-tasks case``) goes through
+``JobRunner.run_one``, on a runner built by ``JobRunner.for_targets``; a batch of jobs
+through ``run_jobs`` (one provider call first with provider_batching, adopting the jobs a
+head start began).
 
 A job waits for a slot (its eval file's cap, then the run's ``--workers``), is skipped when
 the run is stopping (Ctrl-C, SIGTERM, a failed write), runs, and hands its record to the
@@ -15,7 +18,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, AsyncIterator, Awaitable, Callable, Protocol
 
 from tasks.plan.expand import Job
-from tasks.engine.case_runner import CaseRunner
+from tasks.engine.case_runner import CaseRunner, RunOptions, TargetRuntime
 
 INTERRUPT_GRACE_S = 3.0
 Record = dict[str, Any]
@@ -100,6 +103,14 @@ class JobRunner:
         self.execute = execute or runner.run
         self.started: dict[str, asyncio.Task[Record | None]] = {}  # head start, by job key
 
+    @classmethod
+    def for_targets(cls, runtimes: dict[str, TargetRuntime], options: RunOptions,
+                    limits: Limits, control: RunControl,
+                    sink: Callable[[Record], Record | None] = lambda r: r) -> JobRunner:
+        """The one entry: the case runner over these runtimes, under ``limits`` and
+        ``control``, each record to ``sink``."""
+        return cls(CaseRunner(runtimes, options), limits, control, sink)
+
     def start(self, job: Job) -> asyncio.Task[Record | None]:
         """Run ``job`` now (a head start, before its batch exists); the batch adopts it."""
         task = self.started[job.key] = asyncio.ensure_future(self.run_one(job))
@@ -110,14 +121,17 @@ class JobRunner:
         return any(job.key in self.started for job in jobs)
 
     async def run_batch(self, jobs: list[Job]) -> list[Record]:
+        """``run_jobs``, the records of the jobs that ran."""
+        return [r for r in await self.run_jobs(jobs) if r is not None]
+
+    async def run_jobs(self, jobs: list[Job]) -> list[Record | None]:
         """Run ``jobs`` concurrently (one provider call first with provider_batching),
-        adopting those that already started."""
+        adopting those that already started; each job's record, None when it did not run."""
         fresh = [job for job in jobs if job.key not in self.started]
         if fresh and self.runner.batching(fresh) and not self.control.stopping:
             async with self.limits.slot(None):
                 await self.runner.prefetch(fresh)
-        done = await asyncio.gather(*(self._adopt_or_run(job) for job in jobs))
-        return [r for r in done if r is not None]
+        return list(await asyncio.gather(*(self._adopt_or_run(job) for job in jobs)))
 
     async def _adopt_or_run(self, job: Job) -> Record | None:
         task = self.started.pop(job.key, None)

@@ -10,7 +10,7 @@ from typing import Any, cast
 
 from tasks.plan.expand import Job
 from tasks.engine.jobs import JobRunner, LocalLimits, RunControl
-from tasks.engine.case_runner import CaseRunner
+from tasks.engine.case_runner import CaseRunner, RunOptions
 
 
 def job(name: str) -> Job:
@@ -55,3 +55,31 @@ def test_release_cancels_the_job_in_flight_now():
     control = RunControl(grace_s=None)
     done = asyncio.run(_stop_while_running(control, then=control.release))
     assert done == [None, None] and control.released and control.skipped == 2
+
+
+def test_run_jobs_answers_in_job_order_and_adopts_what_a_head_start_began():
+    control = RunControl(grace_s=None)
+    calls: list[str] = []
+
+    async def execute(j: Any) -> dict[str, Any]:
+        calls.append(j.key)
+        control.request_stop()  # the first job to run stops the run
+        await asyncio.sleep(0.05)
+        return {"eval_id": j.key}
+    cases = cast(CaseRunner, SimpleNamespace(batching=lambda jobs: False))
+    runner = JobRunner(cases, LocalLimits(1, {}), control, execute=execute)
+
+    async def run() -> list[Any]:
+        runner.start(job("b"))  # a head start began "b": it holds the one slot first
+        return await runner.run_jobs([job("a"), job("b"), job("c")])
+    assert asyncio.run(run()) == [None, {"eval_id": "b"}, None]
+    assert calls == ["b"] and control.skipped == 2 and not runner.started
+
+
+def test_one_entry_builds_every_job_runner():
+    runtimes: dict[str, Any] = {}
+    control = RunControl()
+    runner = JobRunner.for_targets(runtimes, RunOptions(include_trace=True),
+                                   LocalLimits(2, {}), control)
+    assert runner.runner.targets is runtimes and runner.runner.options.include_trace
+    assert runner.control is control and runner.execute == runner.runner.run
