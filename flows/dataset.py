@@ -10,6 +10,7 @@ import sys
 from typing import Any, Callable
 
 from evaluators.report import EvalReport, report_from_records
+from providers import secrets
 from providers.base import Target
 from tasks.api.dataset import Dataset, dataset_suite
 
@@ -47,27 +48,28 @@ def run_dataset(dataset: Dataset, target: str | Target | Callable[[Any], Any], e
     from tasks.plan.scale import parse_shard, select_shard
     from tasks.api.typed_targets import run_targets, typed_runtimes
 
-    opts = EvalOptions(paths=[], out=out, workers=workers, shard=shard,
-                       task_runner=task_runner, dask_address=dask_address,
-                       prefect_tasks=prefect_tasks)
-    check_options(opts)
-    used, main, judge_name = run_targets(target, judge, targets, log)
-    provider = (CallableProvider(used[main], target, {s.id: s.input for s in dataset})
-                if used[main].provider == "python" and callable(target) else None)
-    expected = {s.id: s.expected for s in dataset}
-    suite = dataset_suite(dataset, name, typed_evaluators(evaluator, expected.__getitem__,
-                                                          provider))
-    opts.paths = [suite.path]
-    jobs = select_shard([Job(c, main) for c in suite.cases], parse_shard(shard))
-    plan = Plan(opts, [suite], used, {main: judge_name}, jobs, int(opts.workers or 1))
-    runtimes = typed_runtimes(used, main, judge_name, provider, jobs)
-    specs = (target if provider is None else None, judge, targets, provider)
-    records: list[dict[str, Any]] = []
-    from flows.distributed import ShippedJobs
-    from flows.launch import run_plan  # Prefect loads only here
-    outcome = run_plan(plan, runtimes, on_record=records.append, log=log, remote=lambda part:
-                       ShippedJobs(part, partial(_worker_runtimes, *specs, part)))
-    return report_from_records(records, [j.case.id for j in jobs], outcome.get("results"))
+    with secrets.scope():  # the targets' secrets: the caller's registry, else this run's
+        opts = EvalOptions(paths=[], out=out, workers=workers, shard=shard,
+                           task_runner=task_runner, dask_address=dask_address,
+                           prefect_tasks=prefect_tasks)
+        check_options(opts)
+        used, main, judge_name = run_targets(target, judge, targets, log)
+        provider = (CallableProvider(used[main], target, {s.id: s.input for s in dataset})
+                    if used[main].provider == "python" and callable(target) else None)
+        expected = {s.id: s.expected for s in dataset}
+        suite = dataset_suite(dataset, name, typed_evaluators(evaluator, expected.__getitem__,
+                                                              provider))
+        opts.paths = [suite.path]
+        jobs = select_shard([Job(c, main) for c in suite.cases], parse_shard(shard))
+        plan = Plan(opts, [suite], used, {main: judge_name}, jobs, int(opts.workers or 1))
+        runtimes = typed_runtimes(used, main, judge_name, provider, jobs)
+        specs = (target if provider is None else None, judge, targets, provider)
+        records: list[dict[str, Any]] = []
+        from flows.distributed import ShippedJobs
+        from flows.launch import run_plan  # Prefect loads only here
+        outcome = run_plan(plan, runtimes, on_record=records.append, log=log, remote=lambda part:
+                           ShippedJobs(part, partial(_worker_runtimes, *specs, part)))
+        return report_from_records(records, [j.case.id for j in jobs], outcome.get("results"))
 
 
 def _worker_runtimes(target: Any, judge: Any, targets: str | None, provider: Any,

@@ -30,11 +30,13 @@ from prefect.cache_policies import NO_CACHE
 from flows.scrubbed import PERSIST, scrub_errors
 from flows.artifacts.batches import publish_batch_table
 from flows.session import RunSession
+from providers import secrets
+from providers.secrets import SecretRegistry
 from tasks.plan.expand import Job
 from tasks.engine.jobs import JobRunner, RunControl
 from tasks.plan.plan import EvalOptions, Plan, build_plan
 from tasks.load.redact import redact_obj
-from tasks.engine.case_runner import CaseRunner, RunOptions, TargetRuntime
+from tasks.engine.case_runner import RunOptions, TargetRuntime
 from tasks.engine.runtime import build_runtimes, close_runtimes
 
 PLAN_CACHE = 4
@@ -56,14 +58,17 @@ class PlanPart:
         self.options, self.positions = options, positions
 
     def load(self) -> tuple[list[Job], dict[str, TargetRuntime]]:
-        plan = worker_plan(json.dumps(self.options, sort_keys=True, default=str))
+        plan, found = worker_plan(json.dumps(self.options, sort_keys=True, default=str))
+        secrets.active().merge(found)  # the batch's records and errors scrub with them
         return [plan.jobs[i] for i in self.positions], build_runtimes(plan)
 
 
 @lru_cache(maxsize=PLAN_CACHE)
-def worker_plan(options_json: str) -> Plan:
-    """A worker's plan of a run (loading the suites once per run, not once per batch)."""
-    return build_plan(EvalOptions(**json.loads(options_json)))
+def worker_plan(options_json: str) -> tuple[Plan, SecretRegistry]:
+    """A worker's plan of a run (loading the suites once per run, not once per batch) and
+    the secrets its loading found (every batch of the run scrubs with them)."""
+    with secrets.scope(SecretRegistry()) as found:
+        return build_plan(EvalOptions(**json.loads(options_json))), found
 
 
 def remote_options(options: dict[str, Any]) -> dict[str, Any]:
@@ -151,14 +156,11 @@ async def run_remote_batch(label: str, part: RemoteJobs, limits: DaskLimits,
     limits.bind(client)
     jobs, runtimes = part.load()
     control = RunControl(grace_s)
-    runner = JobRunner(CaseRunner(runtimes, options), limits, control)
+    runner = JobRunner.for_targets(runtimes, options, limits, control)
     follower = asyncio.ensure_future(_follow_stop(Event(limits.stop_event, client), control))
     watchdog = asyncio.ensure_future(control.watchdog())
     try:
-        if runner.runner.batching(jobs):
-            async with limits.slot(None):
-                await runner.runner.prefetch(jobs)
-        records = list(await asyncio.gather(*(runner.run_one(j) for j in jobs)))
+        records = await runner.run_jobs(jobs)
     finally:
         follower.cancel()
         watchdog.cancel()

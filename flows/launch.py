@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from dataclasses import asdict
 from typing import Any, Callable
 
+from providers import secrets
 from tasks.plan.plan import EvalOptions, build_plan, check_options
 from tasks.engine.runtime import build_runtimes
 
@@ -27,13 +28,15 @@ def run_eval(opts: EvalOptions, *, on_record: Callable[[dict], None] | None = No
     ``result["gate_failures"]`` lists failed quality gates (the flow run ends Failed).
 
     The results file is locked first (a second run on it fails at once), but emptied only
-    when the run starts: a configuration error never costs an earlier run's results."""
+    when the run starts: a configuration error never costs an earlier run's results.
+    The secrets its loading finds go to the caller's registry (``providers.secrets``: the
+    ``agentv`` command's), else to one of this call."""
     from flows.preload import preload_if_api_ready, quiet_prefect_console
     from tasks.load.gates import options_gates
     started = started or time.perf_counter()
     options_gates(opts)  # a bad --fail-under is a configuration error, before anything runs
     quiet_prefect_console(opts.verbose)
-    with sigterm_held(opts.task_runner != "dask"):  # the preload thread inherits it
+    with secrets.scope(), sigterm_held(opts.task_runner != "dask"):  # preload inherits it
         preload_if_api_ready()  # a server answers: import Prefect while files are validated
         return _validated_run(opts, on_record, on_plan, log, started)
 
@@ -89,7 +92,7 @@ def run_plan(plan, runtimes, *, on_record: Callable[[dict], None] | None = None,
     try:
         from flows.server import ensure_api
         ensure_api(log)  # before any case: a dead PREFECT_API_URL is a configuration error
-        with sigterm_held(plan.options.task_runner != "dask"), \
+        with secrets.scope(), sigterm_held(plan.options.task_runner != "dask"), \
                 interrupt_handler(launch, log), launching(launch):
             final: Any = asyncio.run(_launch_flow(launch))
         return launch.outcome if launch.outcome is not None else final.result()

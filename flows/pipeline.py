@@ -31,7 +31,6 @@ from flows.session import RunSession, as_is
 from tasks.plan.batching import Batch, batch_size, run_batches
 from tasks.load.case_store import release_cases
 from tasks.plan.expand import Job
-from tasks.load.redact import redact_log_handlers
 
 __all__ = ["eval_flow"]
 
@@ -104,25 +103,10 @@ async def run_cases(session: RunSession, remote: Callable[[list[Job]], Any] | No
 async def eval_flow(options: dict[str, Any]) -> dict[str, Any]:
     """Run AgentV eval suites. ``options`` are EvalOptions fields (paths, target, workers…).
     Ends Failed (with the reasons) when a quality gate fails."""
-    redact_log_handlers()  # a deployment's run too: Prefect's console and API logs scrub
     launch = current_launch()
     started = launch.started or time.perf_counter()  # the console's clock
-    _arm_signals(launch)
-    async with RunSession(options, launch) as session:
+    async with RunSession(options, launch) as session:  # a deployment's run too: logs scrub
         return await _eval(session, launch, started)
-
-
-def _arm_signals(launch: Launch) -> None:
-    """Prefect's flow engine installs its own SIGTERM bridge (a traceback, no summary):
-    SIGTERM gets agentv's graceful stop instead, as Ctrl-C does."""
-    if launch.signal_handler is None:
-        return
-    import signal
-    try:
-        signal.signal(signal.SIGTERM, launch.signal_handler)
-    except ValueError:  # not the main thread
-        return
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})  # held since the launch
 
 
 async def _eval(session: RunSession, launch: Launch, started: float) -> Any:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Awaitable, Callable, TypeVar
 
+from providers import secrets
 from providers.errors import ConfigError
 from tasks.load.redact import redact
 
@@ -30,15 +31,18 @@ def scrubbed(err: Exception) -> Exception:
 
 
 def scrub_errors(fn: F) -> F:
-    """Decorate an async flow or task function: its exceptions reach Prefect scrubbed."""
+    """Decorate an async flow or task function: its exceptions reach Prefect scrubbed, with
+    the secrets of the context's registry, or — a context without one (a deployment's flow
+    run, a Dask worker's batch) — of the registry the call registers them in."""
     @functools.wraps(fn)
     async def run(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return await fn(*args, **kwargs)
-        except Exception as err:
-            clean = scrubbed(err)
-            if clean is err:
-                raise
+        with secrets.scope():
+            try:
+                return await fn(*args, **kwargs)
+            except Exception as err:
+                clean = scrubbed(err)
+                if clean is err:
+                    raise
         # raised outside the handler: no __context__ holding the original (tblib's pickling,
         # installed by Dask, would carry it into Prefect's storage)
         raise clean

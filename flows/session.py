@@ -1,6 +1,7 @@
 """``RunSession``: one run's resources, opened inside the ``agentv-eval`` flow and closed when
 it ends — the plan, the results writer, every target runtime (judges included), the
-concurrency limits, the interrupt control and the job runner.
+concurrency limits, the interrupt control (signals, watchdog), the secret registry every
+sink scrubs with, and the job runner.
 
 What a launcher prepared in this process comes as a ``Launch`` (flows/handover.py),
 including a head start's ledger and job runner with cases already running. Without a launch
@@ -9,6 +10,7 @@ including a head start's ledger and job runner with cases already running. Witho
 from __future__ import annotations
 
 import asyncio
+from contextlib import ExitStack
 from typing import Any, Callable, TypeVar, cast
 
 from prefect import get_run_logger, task
@@ -17,6 +19,8 @@ from prefect.utilities.annotations import quote
 
 from flows.handover import Launch
 from flows.scrubbed import PERSIST, scrub_errors
+from providers import secrets
+from tasks.load.redact import redact_log_handlers
 from tasks.plan.expand import Job
 from tasks.engine.head_start import local_job_runner
 from tasks.engine.jobs import JobRunner, Record
@@ -60,7 +64,12 @@ async def preflight_stage(session: RunSession) -> list[str]:
 class RunSession:
     """``async with RunSession(options, launch) as session``: everything a run holds, closed
     on exit (runtimes, the writer, cluster-wide limits) whatever happened. With a launcher's
-    head start, its ledger and job runner (cases already running) are the session's."""
+    head start, its ledger and job runner (cases already running) are the session's.
+
+    Its secret registry is the launcher's (the ``agentv`` command, ``run_eval``,
+    ``run_dataset``: the values their loading registered), else its own (a deployment's
+    run); the session makes it the registry of everything the run does and of every log
+    handler."""
 
     plan: Plan  # set by the load-and-expand stage
     runtimes: dict[str, TargetRuntime]  # set by the preflight-targets stage
@@ -70,10 +79,23 @@ class RunSession:
     def __init__(self, options: dict[str, Any], launch: Launch):
         self.options, self.launch, self.control = options, launch, launch.control
         self.head = launch.head
+        self.secrets = secrets.current() or secrets.SecretRegistry()
         self._closers: list[Callable[[], Any]] = []
         self._watchdog: asyncio.Future | None = None
+        self._scope = ExitStack()
 
     async def __aenter__(self) -> RunSession:
+        self._scope.enter_context(secrets.scope(self.secrets))
+        try:
+            redact_log_handlers(self.secrets)  # Prefect's console and API logs scrub
+            self._arm_signals()
+            await self._open()
+        except BaseException:
+            self._scope.close()
+            raise
+        return self
+
+    async def _open(self) -> None:
         launch = self.launch
         await plan_stage(self)
         try:
@@ -91,7 +113,6 @@ class RunSession:
         self._closers.append(self.ledger.writer.close)
         self.ledger.begin()
         self._watchdog = asyncio.ensure_future(self.control.watchdog())
-        return self
 
     async def __aexit__(self, *exc: Any) -> None:
         if self._watchdog is not None:
@@ -103,10 +124,26 @@ class RunSession:
                     await done
         finally:
             self._closers.clear()
+            self._scope.close()
             # Prefect keeps the contexts of some task runs alive (its event loop thread's
             # drain calls copy them, arguments included): a closed session is an empty shell
-            for name in ("plan", "runtimes", "ledger", "jobs", "launch", "head", "options"):
+            for name in ("plan", "runtimes", "ledger", "jobs", "launch", "head", "options",
+                         "secrets"):
                 self.__dict__.pop(name, None)
+
+    def _arm_signals(self) -> None:
+        """Prefect's flow engine installs its own SIGTERM bridge (a traceback, no summary):
+        SIGTERM gets agentv's graceful stop instead (the launcher's handler), as Ctrl-C
+        does. The launcher restores the process's handlers when its call ends."""
+        handler = self.launch.signal_handler
+        if handler is None:
+            return
+        import signal
+        try:
+            signal.signal(signal.SIGTERM, handler)
+        except ValueError:  # not the main thread
+            return
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})  # held since the launch
 
     @property
     def writer(self) -> ResultWriter:

@@ -271,10 +271,12 @@ app.command("worker")(worker_command)
 
 
 def main(argv: list[str] | None = None) -> None:
+    from providers import secrets
     from tasks.load.redact import scrub_console
-    scrub_console()  # whatever reaches the terminal is scrubbed of registered secrets
-    args = expand_optional_values(sys.argv[1:] if argv is None else argv)
-    app(args=args, prog_name="agentv")
+    with secrets.scope() as registry:  # the command's secrets: what its loading registers
+        scrub_console(registry)  # whatever reaches the terminal is scrubbed of them
+        args = expand_optional_values(sys.argv[1:] if argv is None else argv)
+        app(args=args, prog_name="agentv")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,8 @@ Not the whole ``.env``: a child gets the OS environment agentv was started with,
 the ``.env`` variables it declares — a cli target's ``env`` mapping, a code judge's ``env``,
 or the variables a provider is known to read (codex: ``OPENAI_API_KEY``…). ``.env`` files
 are loaded into ``os.environ`` (litellm and ``${{ VAR }}`` read them there); the names they
-added are remembered here so children do not inherit them.
+added are kept by the context's secret registry (``providers.secrets``: the run's or the
+client's) so children do not inherit them.
 """
 from __future__ import annotations
 
@@ -12,21 +13,23 @@ import os
 import re
 from typing import Iterable, Mapping
 
-_dotenv_only: set[str] = set()
+from providers import secrets
+
 _INTERP = re.compile(r"^\$\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$")
 
 
 def mark_dotenv(names: Iterable[str]) -> None:
     """Names a ``.env`` file added to ``os.environ`` (not set in the OS environment)."""
-    _dotenv_only.update(names)
+    secrets.active().mark_dotenv(names)
 
 
 def child_env(names: Iterable[str] = (), extra: Mapping[str, object] | None = None
               ) -> dict[str, str]:
     """OS environment + the ``.env`` variables in ``names`` + ``extra`` (``${{ VAR }}``
     values in ``extra`` are that variable's value)."""
-    allowed = set(names)
-    env = {k: v for k, v in os.environ.items() if k not in _dotenv_only or k in allowed}
+    registry = secrets.current()
+    hidden = (registry.dotenv_only if registry is not None else frozenset()) - set(names)
+    env = {k: v for k, v in os.environ.items() if k not in hidden}
     for key, value in (extra or {}).items():
         text = str(value)
         match = _INTERP.match(text)

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar
 
 from evaluators.report import EvalResult, result_from_record
 from evaluators.score import Score
+from providers import secrets
 from tasks.api.dataset import Dataset, Sample, dataset_suite
 from tasks.api.mailbox import Mailbox, Message
 from tasks.api.mailbox_codec import EvalRequest, Undecodable
@@ -67,7 +68,8 @@ class EvalLoop(Generic[InputT, ExpectedT]):
         self.workers, self.visibility_timeout = max(1, workers), visibility_timeout
         self.wait_time_seconds, self.retry_delay_seconds = wait_time_seconds, retry_delay_seconds
         self.name, self.out, self.log = name, out, log
-        self.used, self.target_name, self.judge_name = run_targets(loop, judge, targets, log)
+        with secrets.scope() as self.secrets:  # the caller's registry, else the loop's own
+            self.used, self.target_name, self.judge_name = run_targets(loop, judge, targets, log)
         self._target = loop
         self._expected: dict[str, Any] = {}
         # the first stop lets in-flight samples finish (no deadline); release() cancels them
@@ -95,7 +97,8 @@ class EvalLoop(Generic[InputT, ExpectedT]):
         # a thread per running sample (sync targets, evaluators) plus the mailbox calls
         loop.set_default_executor(ThreadPoolExecutor(self.workers * 2 + 4, "evalloop"))
         try:
-            return loop.run_until_complete(self._run(max_iterations, until_empty))
+            with secrets.scope(self.secrets):  # what it writes and sends is scrubbed
+                return loop.run_until_complete(self._run(max_iterations, until_empty))
         finally:
             if not self.released:
                 loop.run_until_complete(loop.shutdown_default_executor())
@@ -144,7 +147,7 @@ class EvalLoop(Generic[InputT, ExpectedT]):
         from tasks.api.callable_target import CallableProvider, typed_evaluators
         from tasks.plan.expand import Job
         from tasks.engine.jobs import JobRunner, LocalLimits
-        from tasks.engine.case_runner import CaseRunner, RunOptions
+        from tasks.engine.case_runner import RunOptions
         from tasks.api.typed_targets import typed_runtimes
 
         main = self.used[self.target_name]
@@ -155,8 +158,8 @@ class EvalLoop(Generic[InputT, ExpectedT]):
                                   [probe])
         self._evaluators = typed_evaluators(self.evaluator, self._expected.__getitem__,
                                             self._provider)
-        self._jobs = JobRunner(CaseRunner(runtimes, RunOptions()),
-                               LocalLimits(self.workers, {}), self.control)
+        self._jobs = JobRunner.for_targets(runtimes, RunOptions(),
+                                           LocalLimits(self.workers, {}), self.control)
         if self.out:
             from tasks.results.write import ResultWriter
             self._writer = ResultWriter(self.out, append=True)

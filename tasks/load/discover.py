@@ -126,7 +126,9 @@ def expand_eval_paths(args: list[str]) -> list[Path]:
 def load_env_files(eval_files: list[Path]) -> list[Path]:
     """Load the first .env from each eval file's dir upward, then repo root, then cwd.
 
-    Real environment variables win (override=False). Returns the files loaded."""
+    Real environment variables win (override=False). Returns the files loaded. A name whose
+    value is the file's (added now, or by an earlier run of this process) is ``.env``-only
+    for this run's children."""
     from dotenv import dotenv_values, load_dotenv
 
     from providers.process.environment import mark_dotenv
@@ -141,7 +143,8 @@ def load_env_files(eval_files: list[Path]) -> list[Path]:
     for c in candidates:
         c = c.resolve()
         if c.is_file() and c not in loaded:
-            mark_dotenv(k for k in dotenv_values(c) if k not in os.environ)
+            mark_dotenv(k for k, v in dotenv_values(c).items()
+                        if k not in os.environ or os.environ[k] == v)
             load_dotenv(c, override=False)
             loaded.append(c)
     return loaded

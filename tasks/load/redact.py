@@ -1,7 +1,9 @@
 """What is secret, and scrubbing every sink: every byte agentv writes passes through ``redact``.
 
 The registry itself lives in ``providers.secrets`` (lowest layer, so providers scrub before
-they cut an error body). This module decides what goes in it, before any case runs:
+they cut an error body; one per run or client, reached through the context). This module
+decides what goes in it, before any case runs, and binds the process-wide sinks (log
+handlers, stdout/stderr) to it:
 
 * every resolved setting a target marks secret (``Target.secrets``; ``secret_values``
   is the hook typed settings feed);
@@ -26,7 +28,8 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from providers import secrets as _registry
-from providers.secrets import MASK, scrub as redact, scrub_obj as redact_obj  # noqa: F401
+from providers.secrets import MASK, SecretRegistry  # noqa: F401
+from providers.secrets import scrub as redact, scrub_obj as redact_obj  # noqa: F401
 
 SECRET_NAME = re.compile(r"key|token|secret|password|passwd|credential|auth", re.I)
 _INTERP = re.compile(r"\$\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
@@ -150,47 +153,80 @@ def register_environment(env=None) -> None:
     register(v for k, v in env.items() if secret_env_name(k) and secret_env_value(v))
 
 
-class RedactingFilter(logging.Filter):
+class BoundScrubber:
+    """A sink that outlives a context (a log handler, stdout) scrubs with the registry it was
+    installed with (``registry``; default: the installing context's), and with the
+    registry of the context writing to it when that is another one."""
+
+    def __init__(self, registry: SecretRegistry | None = None):
+        self.registry = registry or _registry.active()
+
+    def scrubbers(self) -> list[SecretRegistry]:
+        here = _registry.current()
+        held = [self.registry] if here is None or here is self.registry else [self.registry, here]
+        return [r for r in held if r.values]
+
+    def scrub(self, text: str, scrubbers: list[SecretRegistry]) -> str:
+        for registry in scrubbers:
+            text = registry.scrub(text)
+        return text
+
+
+class RedactingFilter(logging.Filter, BoundScrubber):
     """Attach to log handlers so secrets never reach a log line (message, args, traceback)."""
 
+    def __init__(self, registry: SecretRegistry | None = None):
+        logging.Filter.__init__(self)
+        BoundScrubber.__init__(self, registry)
+
     def filter(self, record: logging.LogRecord) -> bool:
-        if not _registry.registered():
+        scrubbers = self.scrubbers()
+        if not scrubbers:
             return True
         message = record.getMessage()
         if record.exc_info and not record.exc_text:
             record.exc_text = logging.Formatter().formatException(record.exc_info)
-        record.msg, record.args = redact(message), ()
+        record.msg, record.args = self.scrub(message, scrubbers), ()
         if record.exc_text:
-            record.exc_text, record.exc_info = redact(record.exc_text), None
+            record.exc_text, record.exc_info = self.scrub(record.exc_text, scrubbers), None
         return True
 
 
-def redact_log_handlers() -> None:
-    """Every handler of every configured logger (Prefect's API handler included) scrubs."""
+def redact_log_handlers(registry: SecretRegistry | None = None) -> None:
+    """Every handler of every configured logger (Prefect's API handler included) scrubs with
+    ``registry`` (default: this context's)."""
+    registry = registry or _registry.active()
     loggers = [logging.getLogger()] + [lg for lg in logging.root.manager.loggerDict.values()
                                        if isinstance(lg, logging.Logger)]
     for logger in loggers:
         for handler in logger.handlers:
-            if not any(isinstance(f, RedactingFilter) for f in handler.filters):
-                handler.addFilter(RedactingFilter())
+            held = [f for f in handler.filters if isinstance(f, RedactingFilter)]
+            for f in held:
+                f.registry = registry  # a later run in this process: its registry
+            if not held:
+                handler.addFilter(RedactingFilter(registry))
 
 
-class ScrubbingStream:
+class ScrubbingStream(BoundScrubber):
     """stdout/stderr wrapper: what the console shows is scrubbed too."""
 
-    def __init__(self, stream):
+    def __init__(self, stream, registry: SecretRegistry | None = None):
+        super().__init__(registry)
         self._stream = stream
 
     def write(self, text: str) -> int:
-        self._stream.write(redact(text) if isinstance(text, str) else text)
+        self._stream.write(self.scrub(text, self.scrubbers()) if isinstance(text, str) else text)
         return len(text)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
 
 
-def scrub_console() -> None:
+def scrub_console(registry: SecretRegistry | None = None) -> None:
+    """stdout and stderr scrub with ``registry`` (default: this context's)."""
     for name in ("stdout", "stderr"):
         stream = getattr(sys, name)
-        if not isinstance(stream, ScrubbingStream):
-            setattr(sys, name, ScrubbingStream(stream))
+        if isinstance(stream, ScrubbingStream):
+            stream.registry = registry or _registry.active()
+        else:
+            setattr(sys, name, ScrubbingStream(stream, registry))

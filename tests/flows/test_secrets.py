@@ -24,6 +24,7 @@ import time
 import uuid
 from pathlib import Path
 
+import pytest
 from aiohttp import web
 
 from tests.stub_llm import start_stub
@@ -278,11 +279,17 @@ def test_configuration_errors_never_print_a_secret(tmp_path):
 
 
 # ---------------------------------------------------------------- the registry, unit level
-def test_registry_masks_every_spelling_and_cuts_after_scrubbing(monkeypatch):
+@pytest.fixture
+def fresh_secrets():
+    """A registry of the test's own (a run's), the registry of the test's context."""
+    from providers import secrets
+    with secrets.scope(secrets.SecretRegistry()) as registry:
+        yield registry
+
+
+def test_registry_masks_every_spelling_and_cuts_after_scrubbing(fresh_secrets):
     from providers import secrets
     from tasks.load.redact import redact, register, register_loose
-    monkeypatch.setattr(secrets, "_values", ())
-    monkeypatch.setattr(secrets, "_pattern", None)
     register(['k"ey/with+odd&chars-123'])
     register_loose(["8080", "true", "short", "gpt-4o-mini-long-enough"])
     assert redact(json.dumps({"a": 'k"ey/with+odd&chars-123'})) == '{"a": "***"}'
@@ -308,10 +315,10 @@ def test_every_target_of_the_file_is_scanned_used_or_not():
     assert loose == ["plain-value-123"]
 
 
-def test_children_get_the_os_environment_and_what_they_declare(monkeypatch, tmp_path):
+def test_children_get_the_os_environment_and_what_they_declare(monkeypatch, tmp_path,
+                                                               fresh_secrets):
     from providers.process import environment
     from tasks.load.discover import load_env_files
-    monkeypatch.setattr(environment, "_dotenv_only", set())
     monkeypatch.setenv("OS_VAR", "os")
     (tmp_path / ".env").write_text("DOTENV_EXTRA=extra\nOS_VAR=dotenv-loses\nDECLARED=d\n")
     eval_file = tmp_path / "e.yaml"

@@ -27,7 +27,8 @@ import pytest
 
 from tests.conftest import ROOT
 from tests.stub_llm import start_stub
-from tests.flows.test_secrets import CANARY, EchoServer, leaks, prefect_texts, write_project
+from tests.flows.test_secrets import (CANARY, EchoServer, fresh_secrets,  # noqa: F401
+                                      leaks, prefect_texts, write_project)
 
 FAILING_RUN = """
 import asyncio, json, sys
@@ -109,13 +110,10 @@ def test_no_canary_in_prefect_storage_after_failed_runs(cli, tmp_path):
     assert not [leaks(t) for t in texts if leaks(t)]
 
 
-def test_an_exception_holding_a_secret_reaches_prefect_scrubbed(monkeypatch):
+def test_an_exception_holding_a_secret_reaches_prefect_scrubbed(fresh_secrets):  # noqa: F811
     from flows.scrubbed import scrub_errors
-    from providers import secrets
     from providers.errors import ConfigError, ProviderError
     from tasks.load.redact import register
-    monkeypatch.setattr(secrets, "_values", ())
-    monkeypatch.setattr(secrets, "_pattern", None)
     secret = "sk-unit-" + uuid.uuid4().hex
     register([secret])
 

@@ -27,9 +27,8 @@ SECRETS = {
 
 @pytest.fixture
 def clean_registry():
-    secrets.clear()
-    yield
-    secrets.clear()
+    with secrets.scope(secrets.SecretRegistry()) as registry:
+        yield registry
 
 
 def test_ssh_agent_socket_path_is_not_masked_and_real_secrets_are(clean_registry, tmp_path):

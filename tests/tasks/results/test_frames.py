@@ -111,13 +111,13 @@ def test_bad_inputs_are_config_errors(tmp_path):
         load_results(bad, columns=["nonsense"])
 
 
-def test_parquet_strings_pass_through_redaction(tmp_path, monkeypatch):
+def test_parquet_strings_pass_through_redaction(tmp_path):
     from providers import secrets
-    monkeypatch.setattr(secrets, "_values", ())
-    monkeypatch.setattr(secrets, "_pattern", None)
-    secrets.add(["sk-topsecret-123"])
-    path = write_jsonl(tmp_path / "r.jsonl", [record("a", 1.0, reasoning_extra="sk-topsecret-123")])
-    raw = pq.read_table(write_parquet(path)).to_pylist()[0]
+    with secrets.scope(secrets.SecretRegistry()):
+        secrets.add(["sk-topsecret-123"])
+        path = write_jsonl(tmp_path / "r.jsonl",
+                           [record("a", 1.0, reasoning_extra="sk-topsecret-123")])
+        raw = pq.read_table(write_parquet(path)).to_pylist()[0]
     assert "sk-topsecret-123" not in json.dumps(raw) and "***" in raw["extra"]
 
 
