@@ -7,7 +7,8 @@ Data (``Sample``, ``Dataset``, ``Score``, ``EvalResult``, ``EvalReport``), evalu
 combinators (``evaluators``), judges built from targets.yaml by name (``llm_judge``,
 ``categorical_judge``), callable targets with a trace (``TracedOutput``), one-call runs
 through the Prefect flow (``run_dataset``), and the distributed mode: ``Mailbox``
-(in-memory, Redis), ``EvalRequest``, ``EvalLoop``, ``submit_dataset``, ``collect_results``.
+(in-memory, Redis), ``MailboxClient``, ``EvalRequest``, ``EvalLoop``, ``submit_dataset``,
+``collect_results``.
 Prefect is not imported here.
 """
 from evaluators import (EvalReport, EvalResult, PromptExecuted, Score, SessionView, SliceView,
@@ -19,8 +20,8 @@ from providers.base import Usage
 from tasks.api.callable_target import TracedOutput
 from flows.dataset import evaluate, run_dataset  # runs the flow: the facade's one upward import
 from tasks.api.dataset import Dataset, Sample
-from tasks.api.eval_client import (collect_results, open_mailbox, request_mailbox, result_mailbox,
-                               submit_dataset)
+from tasks.api.eval_client import (MailboxClient, collect_results, open_mailbox, request_mailbox,
+                                   result_mailbox, submit_dataset)
 from tasks.api.evalloop import EvalLoop, EvalProgram
 from tasks.api.mailbox import InMemoryMailbox, Mailbox, Message
 from tasks.api.mailbox_codec import EvalRequest, EvalRequestCodec, EvalResultCodec, JsonCodec
@@ -29,7 +30,8 @@ from tasks.api.typed_targets import categorical_judge, llm_judge
 
 __all__ = [
     "Dataset", "EvalLoop", "EvalProgram", "EvalReport", "EvalRequest", "EvalRequestCodec",
-    "EvalResult", "EvalResultCodec", "InMemoryMailbox", "JsonCodec", "Mailbox", "Message",
+    "EvalResult", "EvalResultCodec", "InMemoryMailbox", "JsonCodec", "Mailbox", "MailboxClient",
+    "Message",
     "PromptExecuted", "RedisMailbox", "Sample", "Score", "SessionView", "SliceView",
     "ToolInvoked", "TracedOutput", "Usage", "adapt", "all_of", "all_tools_succeeded", "any_of",
     "categorical_judge", "collect_results", "contains", "evaluate", "exact_match", "is_json",
