@@ -1,26 +1,31 @@
 """How mailbox bodies travel: JSON envelopes ``{"schema": "agentv.mailbox/1", "kind", "body"}``.
 
-``EvalRequest`` bodies carry the sample; its typed input and expected value are written as
-JSON (dataclasses and pydantic models as objects) and rebuilt on the worker with the
-Dataset's own coercion (``tasks.api.dataset.coerce``), so ``Dataset.load`` and a request
-agree on every type. ``EvalResult`` bodies carry the score, latency, error and the agentv
-result record; every payload is redacted before it leaves the process.
+The envelope and the bodies are pydantic models (``Envelope``, ``RequestBody``,
+``ResultBody``): they check what arrives and write what leaves, field for field in the order
+the wire has always had. ``EvalRequest`` bodies carry the sample; its typed input and
+expected value are written as JSON (dataclasses and pydantic models as objects) and rebuilt
+on the worker with the Dataset's own coercion (``tasks.api.dataset.coerce``), so
+``Dataset.load`` and a request agree on every type. ``EvalResult`` bodies carry the score,
+latency, error and the agentv result record; every payload is redacted before it leaves
+the process.
 """
 from __future__ import annotations
 
-import dataclasses
 import json
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Literal, Protocol, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic_core import PydanticSerializationError, to_jsonable_python
 
 from evaluators.report import EvalResult
 from evaluators.score import Score
 from tasks.api.dataset import Sample, coerce
 from tasks.load.redact import redact
 
-SCHEMA = "agentv.mailbox/1"
+SCHEMA: Literal["agentv.mailbox/1"] = "agentv.mailbox/1"
 InputT = TypeVar("InputT")
 ExpectedT = TypeVar("ExpectedT")
 
@@ -32,6 +37,45 @@ class EvalRequest(Generic[InputT, ExpectedT]):
     sample: Sample[InputT, ExpectedT]
     request_id: str = field(default_factory=lambda: uuid.uuid4().hex)
     created_at: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat())
+
+
+class Wire(BaseModel):
+    """A JSON object of the mailbox protocol (ids may arrive as numbers)."""
+
+    model_config = ConfigDict(coerce_numbers_to_str=True, frozen=True)
+
+
+class Envelope(Wire):
+    schema_: Literal["agentv.mailbox/1"] = Field(alias="schema")
+    kind: str
+    body: Any
+
+
+class SampleBody(Wire):
+    id: str
+    input: Any
+    expected: Any
+
+
+class RequestBody(Wire):
+    request_id: str
+    created_at: str
+    sample: SampleBody
+
+
+class ScoreBody(Wire):
+    value: float
+    passed: bool
+    reason: str = ""
+
+
+class ResultBody(Wire):
+    sample_id: str
+    request_id: str | None = None
+    score: ScoreBody
+    latency_ms: float
+    error: str | None = None
+    record: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -54,7 +98,7 @@ class Undecodable:
 def decode_or_undecodable(codec: "Codec", payload: str) -> Any:
     try:
         return codec.decode(payload)
-    except (ValueError, KeyError, TypeError) as err:
+    except (ValueError, KeyError, TypeError) as err:  # pydantic's errors are ValueErrors
         return Undecodable(payload, f"undecodable message: {type(err).__name__}: {err}")
 
 
@@ -68,22 +112,18 @@ class Codec(Protocol):
 
 def to_jsonable(value: Any) -> Any:
     """A typed value as plain JSON data (dataclasses and pydantic models as objects)."""
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if hasattr(value, "model_dump"):
-        return value.model_dump(mode="json")
-    if isinstance(value, dict):
-        return {str(k): to_jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return [to_jsonable(v) for v in value]
-    raise TypeError(f"cannot send a {type(value).__name__} through a mailbox (not JSON data)")
+    try:
+        return to_jsonable_python(value)
+    except PydanticSerializationError:
+        raise TypeError(f"cannot send a {type(value).__name__} through a mailbox "
+                        "(not JSON data)") from None
 
 
 def _envelope(kind: str, body: Any) -> str:
-    return redact(json.dumps({"schema": SCHEMA, "kind": kind, "body": body},
-                             ensure_ascii=False, default=str))
+    envelope = Envelope(schema=SCHEMA, kind=kind,
+                        body=body.model_dump() if isinstance(body, Wire) else body)
+    return redact(json.dumps(envelope.model_dump(by_alias=True), ensure_ascii=False,
+                             default=str))
 
 
 def _open(payload: str, kind: str) -> Any:
@@ -92,7 +132,7 @@ def _open(payload: str, kind: str) -> Any:
         raise ValueError(f"not an {SCHEMA} message: {payload[:80]!r}")
     if data.get("kind") != kind:
         raise ValueError(f"expected a {kind!r} message, got {data.get('kind')!r}")
-    return data["body"]
+    return Envelope.model_validate(data).body
 
 
 class JsonCodec:
@@ -117,20 +157,18 @@ class EvalRequestCodec:
 
     def encode(self, body: EvalRequest) -> str:
         sample = body.sample
-        return _envelope(self.kind, {
-            "request_id": body.request_id, "created_at": body.created_at,
-            "sample": {"id": sample.id, "input": to_jsonable(sample.input),
-                       "expected": to_jsonable(sample.expected)}})
+        return _envelope(self.kind, RequestBody(
+            request_id=body.request_id, created_at=body.created_at,
+            sample=SampleBody(id=sample.id, input=to_jsonable(sample.input),
+                              expected=to_jsonable(sample.expected))))
 
     def decode(self, payload: str) -> EvalRequest:
-        body = _open(payload, self.kind)
-        raw = body["sample"]
-        where = f"request {body['request_id']} sample {raw['id']}"
-        sample = Sample(id=str(raw["id"]),
-                        input=coerce(raw["input"], self.input_type, f"{where}: input"),
-                        expected=coerce(raw["expected"], self.expected_type, f"{where}: expected"))
-        return EvalRequest(sample=sample, request_id=body["request_id"],
-                           created_at=body["created_at"])
+        body = RequestBody.model_validate(_open(payload, self.kind))
+        raw = body.sample
+        where = f"request {body.request_id} sample {raw.id}"
+        sample = Sample(id=raw.id, input=coerce(raw.input, self.input_type, f"{where}: input"),
+                        expected=coerce(raw.expected, self.expected_type, f"{where}: expected"))
+        return EvalRequest(sample=sample, request_id=body.request_id, created_at=body.created_at)
 
 
 class EvalResultCodec:
@@ -139,16 +177,16 @@ class EvalResultCodec:
     kind = "eval_result"
 
     def encode(self, body: EvalResult) -> str:
-        return _envelope(self.kind, {
-            "sample_id": body.sample_id, "request_id": body.request_id,
-            "score": {"value": body.score.value, "passed": body.score.passed,
-                      "reason": body.score.reason},
-            "latency_ms": body.latency_ms, "error": body.error, "record": body.record})
+        score = body.score
+        return _envelope(self.kind, ResultBody(
+            sample_id=body.sample_id, request_id=body.request_id,
+            score=ScoreBody(value=score.value, passed=score.passed, reason=score.reason),
+            latency_ms=body.latency_ms, error=body.error, record=body.record))
 
     def decode(self, payload: str) -> EvalResult:
-        body = _open(payload, self.kind)
-        score = body["score"]
-        return EvalResult(sample_id=body["sample_id"],
-                          score=Score(score["value"], score["passed"], score.get("reason", "")),
-                          latency_ms=float(body["latency_ms"]), error=body.get("error"),
-                          record=body.get("record"), request_id=body.get("request_id"))
+        body = ResultBody.model_validate(_open(payload, self.kind))
+        score = body.score
+        return EvalResult(sample_id=body.sample_id,
+                          score=Score(score.value, score.passed, score.reason),
+                          latency_ms=body.latency_ms, error=body.error, record=body.record,
+                          request_id=body.request_id)
