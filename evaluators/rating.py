@@ -9,10 +9,16 @@ is the typed-API factory (seed 002's ``llm_judge``); the YAML evaluator is
 """
 from __future__ import annotations
 
-from typing import Any
+import threading
+import weakref
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from evaluators.score import PASSING_RATINGS, RATING_VALUES, Score
 from providers.base import JudgeInputs
+
+if TYPE_CHECKING:  # anyio is imported when a judge first calls
+    from anyio.from_thread import BlockingPortal
 
 DEFAULT_CRITERION = "The output fully and correctly accomplishes the task."
 
@@ -82,16 +88,19 @@ def rating_score(rating: str, reason: str) -> Score:
 
 class CategoricalJudgeFn:
     """The typed categorical judge ``(output, expected) -> Score``, asking through the one
-    judge call (retries, one re-ask, ``JudgeError``). Its provider is called on one
-    background event loop (``LoopThread``): every call reuses one HTTP session, also when
-    called from inside a running loop. ``close()`` (or leaving ``with judge:``) closes the
-    provider's sessions and stops the loop; otherwise that happens at exit."""
+    judge call (retries, one re-ask, ``JudgeError``). Its provider is called through one
+    anyio blocking portal (an event loop on a thread, started at the first call): every
+    call reuses one HTTP session, also when called from inside a running loop, and runs in
+    the caller's context (it scrubs with the caller's secret registry). ``close()`` (or
+    leaving ``with judge:``) closes the provider's sessions and stops the portal (a later
+    call starts a new one); otherwise that happens when the judge is collected, or at exit."""
 
     def __init__(self, judge: Any, criterion: str) -> None:
         self.judge, self.criterion = judge, criterion
         self.__name__ = "categorical_judge"
-        from providers.loop_thread import LoopThread  # asyncio: only when a judge is built
-        self._loop = LoopThread(on_close=getattr(judge, "aclose", None))
+        self._lock = threading.Lock()
+        self._portal: BlockingPortal | None = None
+        self._stop: weakref.finalize | None = None
 
     def __call__(self, output: Any, expected: Any) -> Score:
         from evaluators.judge_call import JudgeAsk, call_judge, judge_request
@@ -100,19 +109,44 @@ class CategoricalJudgeFn:
         ask = JudgeAsk(SYSTEM_PROMPT, prompt, CONTRACT, JudgeInputs(
             _text(output), reference_answer=_text(expected), criterion=self.criterion))
         request = judge_request("categorical_judge", ask)
-        reply = self._loop.run(lambda: call_judge(
+        reply = self._started().call(lambda: call_judge(  # in the caller's context
             self.judge, request, rating_of, CONTRACT,
             {"user_prompt": prompt, "system_prompt": SYSTEM_PROMPT}))
         return rating_score(*reply.verdict)
 
+    def _started(self) -> BlockingPortal:
+        with self._lock:
+            if self._portal is None:
+                from anyio.from_thread import start_blocking_portal
+                opened = start_blocking_portal(name="agentv-judge")
+                self._portal = opened.__enter__()
+                # must not reference self: it runs when self is collected, or at exit
+                self._stop = weakref.finalize(self, _stop_portal, opened, self._portal,
+                                              getattr(self.judge, "aclose", None))
+            return self._portal
+
     def close(self) -> None:
-        self._loop.close()
+        with self._lock:
+            stop, self._stop, self._portal = self._stop, None, None
+        if stop is not None:
+            stop()
 
     def __enter__(self) -> "CategoricalJudgeFn":
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _stop_portal(opened: AbstractContextManager[Any], portal: BlockingPortal,
+                 on_close: Callable[[], Awaitable[Any]] | None) -> None:
+    """Close the judge's resources on the portal's loop, then stop the portal."""
+    if on_close is not None:
+        try:
+            portal.call(on_close)
+        except Exception:  # noqa: BLE001 - closing is best effort; the portal stops anyway
+            pass
+    opened.__exit__(None, None, None)
 
 
 def categorical_judge(judge: Any, criterion: str = DEFAULT_CRITERION) -> CategoricalJudgeFn:

@@ -92,3 +92,22 @@ def test_close_runtimes_closes_judges_once(stub):
     opened = asyncio.run(go())
     assert len(opened) == 2 and all(s.closed for s in opened)
     assert not agent_p._sessions and not judge_p._sessions
+
+
+def test_a_typed_judge_calls_its_provider_with_the_callers_secrets():
+    """The portal's loop runs on its own thread; the call still scrubs with the registry of
+    the code that called the judge (a run's, a client's)."""
+    from evaluators.rating import CategoricalJudgeFn
+    from providers import secrets
+    from providers.base import Response
+
+    class Reflecting:  # cuts what it reports as the wire clients cut an error body
+        name, kind = "judge", "reflecting"
+
+        async def invoke(self, request):
+            reason = secrets.cut("the key sk-judge-caller-0123 was sent", 200)
+            return Response(text=json.dumps({"rating": "good", "reason": reason}))
+    with secrets.scope(secrets.SecretRegistry()) as registry, \
+            CategoricalJudgeFn(Reflecting(), "criterion") as judge:
+        registry.add(["sk-judge-caller-0123"])
+        assert judge("output", "expected").reason == "good: the key *** was sent"
