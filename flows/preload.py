@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import importlib
 import os
+import sys
 import threading
 
 HEAVY = ("flows.pipeline", "aiohttp")  # pyarrow, pandas: only --junit, reports
-_started: list[threading.Thread] = []
+THREAD = "agentv-preload"
 
 
 def quiet_prefect_console(verbose: bool) -> None:
@@ -30,17 +31,19 @@ def preload(*modules: str) -> threading.Thread:
                 importlib.import_module(name)
             except Exception:  # noqa: BLE001 - the real import will report it
                 return
-    thread = threading.Thread(target=work, name="agentv-preload", daemon=True)
+    thread = threading.Thread(target=work, name=THREAD, daemon=True)
     thread.start()
     return thread
 
 
 def preload_if_api_ready() -> bool:
-    """Once per process: if a Prefect API answers, point at it and start the imports."""
-    if _started:
+    """Once per process: if a Prefect API answers, point at it and start the imports (not
+    again while they run or once they are done)."""
+    if all(name in sys.modules for name in HEAVY) or \
+            any(t.name == THREAD and t.is_alive() for t in threading.enumerate()):
         return True
     from flows.server import running_api
     if not running_api():
         return False
-    _started.append(preload(*HEAVY))
+    preload(*HEAVY)
     return True
