@@ -120,10 +120,10 @@ def to_jsonable(value: Any) -> Any:
 
 
 def _envelope(kind: str, body: Any) -> str:
-    envelope = Envelope(schema=SCHEMA, kind=kind,
-                        body=body.model_dump() if isinstance(body, Wire) else body)
-    return redact(json.dumps(envelope.model_dump(by_alias=True), ensure_ascii=False,
-                             default=str))
+    """The envelope's JSON (``Envelope``'s fields; the body already checked by its model)."""
+    data = {"schema": SCHEMA, "kind": kind,
+            "body": body.model_dump() if isinstance(body, Wire) else body}
+    return redact(json.dumps(data, ensure_ascii=False, default=str))
 
 
 def _open(payload: str, kind: str) -> Any:
