@@ -91,7 +91,7 @@ class RunSession:
             self._arm_signals()
             await self._open()
         except BaseException:
-            self._scope.close()
+            await self.__aexit__()  # what opened before the failure closes too
             raise
         return self
 
