@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
-from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, runtime_checkable
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
 
 # the error types live in providers.errors; re-exported here for existing imports
 from providers.errors import ConfigError as ConfigError
 from providers.errors import ProviderError as ProviderError
 from providers.errors import ProviderTimeout as ProviderTimeout
+from providers.facts import ProviderFacts
 from providers.trace import TraceEvent
 
 
@@ -109,18 +110,46 @@ class Provider(Protocol):
     async def invoke(self, request: Request) -> Response: ...
 
 
+_LEGACY = ("is_agent", "supports_batch", "max_workers")
+
+
 class BaseProvider(ABC):
-    """Convenience base: keeps the target and exposes typed settings access."""
+    """Convenience base: keeps the target and exposes typed settings access.
+
+    A provider class declares what it is in ``facts`` (``providers.facts``); ``is_agent``,
+    ``supports_batch`` and ``max_workers`` are read from them (a class that still sets
+    those three instead gets facts made from them)."""
 
     kind = "base"
-    is_agent = False  # agent providers get file paths instead of inlined guidelines
-    supports_batch = False
-    max_workers: int | None = None  # e.g. vscode caps at 1
+    facts: ClassVar[ProviderFacts] = ProviderFacts()
+    is_agent: ClassVar[bool] = False  # facts.agent_prompt: file paths, not inlined files
+    supports_batch: ClassVar[bool] = False  # facts.batching
+    max_workers: ClassVar[int | None] = None  # facts.max_workers (vscode: 1)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "facts" not in cls.__dict__:
+            legacy = {k: cls.__dict__[k] for k in _LEGACY if k in cls.__dict__}
+            if legacy:
+                cls.facts = _legacy_facts(cls.facts, legacy)
+        cls.is_agent = cls.facts.agent_prompt
+        cls.supports_batch = cls.facts.batching
+        cls.max_workers = cls.facts.max_workers
 
     def __init__(self, target: "Target"):
         self.target = target
         self.name = target.name
         self.settings = target.settings
+
+    @property
+    def typed_settings(self) -> Any:
+        """The target's validated settings model (``Target.config``), validated here from
+        ``target.settings`` when the target was built by hand (ConfigError when invalid)."""
+        if self.target.config is None:
+            from providers.base_settings import parse_settings
+            self.target.config = parse_settings(self.facts.settings_model(),
+                                                self.target.settings, where=self.target.where)
+        return self.target.config
 
     def check(self) -> None:
         return None
@@ -141,6 +170,16 @@ class BaseProvider(ABC):
 
     async def aclose(self) -> None:
         return None
+
+
+def _legacy_facts(inherited: ProviderFacts, legacy: dict[str, Any]) -> ProviderFacts:
+    """Facts of a class that says ``is_agent = True`` etc. the way providers used to."""
+    family = inherited.family
+    if "is_agent" in legacy:
+        family = "agent" if legacy["is_agent"] else ("llm" if family != "mock" else family)
+    return replace(inherited, family=family,
+                   batching=legacy.get("supports_batch", inherited.batching),
+                   max_workers=legacy.get("max_workers", inherited.max_workers))
 
 
 @dataclass

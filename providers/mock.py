@@ -21,6 +21,8 @@ import time
 
 from providers import heuristic_judge
 from providers.base import BaseProvider, ConfigError, ProviderError, Request, Response, Usage
+from providers.facts import ProviderFacts
+from providers.mock_settings import MockSettings
 from providers.trace import events_from_dicts
 
 
@@ -28,6 +30,7 @@ class MockProvider(BaseProvider):
     """Canned answers after a fixed or random delay (`response`, `delayMs`, `trace`, `usage`);
     as a judge, the offline heuristic judge. No network."""
     kind = "mock"
+    facts = ProviderFacts("mock", settings=MockSettings)
 
     def check(self) -> None:
         lo, hi = self._delay_range()

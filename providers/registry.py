@@ -1,79 +1,90 @@
-"""Provider kinds → implementing class and settings model, imported lazily. openai, azure,
-anthropic and gemini are agentv's own wire clients (providers.*_http); litellm is imported
-only for ``provider: litellm`` targets. Adding a provider: one file (provider + its
-``ProviderSettings`` subclass; the provider's docstring's first paragraph is its row in the
-docs table) and one line in ``REGISTRY`` (or ``register(kind, provider, settings)`` from
-outside the project). ``validate``, the JSON Schema (``agentv schema``) and README.md's
-provider table (``tasks.plan.catalogue``) read this registry."""
+"""Provider kinds → the class that implements them, imported lazily (by name, on first use).
+
+Each class declares what it is in ``facts`` (``providers.facts``: family llm/agent/command/mock,
+settings model, secret environment variables, batching, workers, program); ``validate``, the
+plan, the request record, the retry policy, the JSON Schema (``agentv schema``) and README.md's
+provider table (``tasks.plan.catalogue``) read them here. openai, azure, anthropic and gemini
+are agentv's own wire clients (``providers.llm.*``); litellm is imported only for
+``provider: litellm`` targets, and nothing here imports it or Prefect.
+
+Adding a provider: one module (the class, its facts and its ``ProviderSettings`` subclass; the
+class docstring's first paragraph is its row in the docs table) and one line in ``REGISTRY``,
+``"kind": "module:Class"`` (or ``register(kind, cls)`` from outside the project). A line may
+still be the older pair ``("module:Class", "module:Settings")``: the second names the
+settings model instead of the class's facts.
+"""
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from providers.base import BaseProvider, ConfigError, Target
-from providers.base_settings import ProviderSettings
+from providers.facts import ProviderFacts
 from providers.lazyload import load_symbol
 
-Spec = Any  # "module:Class", or the class itself when registered at run time
+Spec = Any  # "module:Class", the class itself, or ("module:Class", "module:Settings")
 
-_LLM = "providers.llm.settings"
-# kind -> ("module:ProviderClass", "module:SettingsModel"). Aliases share both.
-REGISTRY: dict[str, tuple[Spec, Spec]] = {
-    "mock": ("providers.mock:MockProvider", "providers.mock_settings:MockSettings"),
-    "azure": ("providers.llm.openai:AzureHTTPProvider", f"{_LLM}:AzureSettings"),
-    "azure-openai": ("providers.llm.openai:AzureHTTPProvider", f"{_LLM}:AzureSettings"),
-    "anthropic": ("providers.llm.anthropic:AnthropicHTTPProvider", f"{_LLM}:AnthropicSettings"),
-    "gemini": ("providers.llm.gemini:GeminiHTTPProvider", f"{_LLM}:GeminiSettings"),
-    "google": ("providers.llm.gemini:GeminiHTTPProvider", f"{_LLM}:GeminiSettings"),
-    "openai": ("providers.llm.openai:OpenAIHTTPProvider", f"{_LLM}:OpenAISettings"),
-    "litellm": ("providers.llm.litellm_route:LiteLLMProvider", f"{_LLM}:LiteLLMSettings"),
-    "cli": ("providers.agents.cli:CliProvider", "providers.agents.cli_settings:CliSettings"),
-    "codex": ("providers.agents.codex:CodexProvider",
-              "providers.agents.codex_settings:CodexSettings"),
-    "vscode": ("providers.agents.vscode:VSCodeProvider",
-               "providers.agents.vscode_settings:VSCodeSettings"),
-    "vscode-copilot": ("providers.agents.vscode:VSCodeProvider",
-                       "providers.agents.vscode_settings:VSCodeSettings"),
-    "vscode-insiders": ("providers.agents.vscode:VSCodeProvider",
-                        "providers.agents.vscode_settings:VSCodeSettings"),
+_LLM, _AGENTS = "providers.llm", "providers.agents"
+# kind -> "module:ProviderClass"; aliases name the same class.
+REGISTRY: dict[str, Spec] = {
+    "mock": "providers.mock:MockProvider",
+    "azure": f"{_LLM}.openai:AzureHTTPProvider",
+    "azure-openai": f"{_LLM}.openai:AzureHTTPProvider",
+    "anthropic": f"{_LLM}.anthropic:AnthropicHTTPProvider",
+    "gemini": f"{_LLM}.gemini:GeminiHTTPProvider",
+    "google": f"{_LLM}.gemini:GeminiHTTPProvider",
+    "openai": f"{_LLM}.openai:OpenAIHTTPProvider",
+    "litellm": f"{_LLM}.litellm_route:LiteLLMProvider",
+    "cli": f"{_AGENTS}.cli:CliProvider",
+    "codex": f"{_AGENTS}.codex:CodexProvider",
+    "vscode": f"{_AGENTS}.vscode:VSCodeProvider",
+    "vscode-copilot": f"{_AGENTS}.vscode:VSCodeProvider",
+    "vscode-insiders": f"{_AGENTS}.vscode:VSCodeProvider",
 }
 
 
-def register(kind: str, provider: str | type[BaseProvider],
-             settings: str | type[ProviderSettings]) -> None:
-    """Make ``provider: kind`` build ``provider`` with ``settings`` (classes or
-    ``"module:Class"`` strings)."""
-    REGISTRY[kind] = (provider, settings)
+def register(kind: str, provider: str | type[BaseProvider], settings: Any = None) -> None:
+    """Make ``provider: kind`` build ``provider`` (a class or ``"module:Class"``);
+    ``settings`` names its settings model when its facts do not."""
+    REGISTRY[kind] = provider if settings is None else (provider, settings)
 
 
 def _load(spec: Spec) -> Any:
     return spec if isinstance(spec, type) else load_symbol(spec)
 
 
+def _parts(kind: str, where: str) -> tuple[Spec, Spec | None]:
+    spec = REGISTRY.get(kind)
+    if spec is None:
+        raise ConfigError(f"unknown provider '{kind}' (known: {', '.join(known_kinds())})",
+                          where, "provider")
+    return (spec[0], spec[1]) if isinstance(spec, tuple) else (spec, None)
+
+
 def known_kinds() -> list[str]:
     return sorted(REGISTRY)
 
 
-def _unknown(kind: str, where: str) -> ConfigError:
-    return ConfigError(f"unknown provider '{kind}' (known: {', '.join(known_kinds())})",
-                       where, "provider")
-
-
 def provider_class(kind: str, where: str = "") -> type[BaseProvider]:
-    spec = REGISTRY.get(kind)
-    if spec is None:
-        raise _unknown(kind, where)
+    spec, _ = _parts(kind, where)
     try:
-        return _load(spec[0])
+        return _load(spec)
     except (ImportError, AttributeError):
         raise ConfigError(f"provider '{kind}' is not available yet", where, "provider") from None
 
 
-def settings_model(kind: str, where: str = "") -> type[ProviderSettings]:
-    """The typed settings of a provider kind (no heavy imports)."""
-    spec = REGISTRY.get(kind)
-    if spec is None:
-        raise _unknown(kind, where)
-    return _load(spec[1])
+def facts(kind: str, where: str = "") -> ProviderFacts:
+    """The provider's facts with its settings model filled in (ConfigError when unknown)."""
+    cls = provider_class(kind, where)
+    _, settings = _parts(kind, where)
+    found = cls.facts
+    return replace(found, settings=_load(settings) if settings is not None
+                   else found.settings_model())
+
+
+def settings_model(kind: str, where: str = "") -> Any:
+    """The typed settings (a ``ProviderSettings`` subclass) of a provider kind."""
+    return facts(kind, where).settings
 
 
 def build_provider(target: Target) -> BaseProvider:

@@ -14,7 +14,8 @@ Routes (matched on the path suffix, so any base path works):
 
 Answers are deterministic: "The answer is N." when the last user message holds
 "A + B"; a JSON verdict when the prompt is an llm_judge prompt (it mentions a "score"
-field); otherwise an echo. ``reply``/``judge_reply`` override both.
+field); otherwise an echo. ``reply``/``judge_reply`` override both; ``reply_body`` (a
+whole JSON body, e.g. a vendor's own example reply) is sent as it is instead.
 
 Faults (keyword arguments of ``start_stub`` or ``stub.configure``):
   script       list of actions consumed one per completion request, then normal
@@ -53,7 +54,7 @@ JUDGE_VERDICT = {"score": 1.0, "hits": ["stub judge: answer received"], "misses"
 DEFAULTS: dict[str, Any] = {"script": [], "fail_429": 0.0, "fail_500": 0.0, "fail_drop": 0.0,
                             "retry_after": 1.0, "latency_sigma": 0.0,
                             "latency_ms": 0.0, "slow_s": 5.0, "reply": None,
-                            "judge_reply": None, "seed": 0}
+                            "judge_reply": None, "reply_body": None, "seed": 0}
 
 
 @dataclass
@@ -186,7 +187,7 @@ class StubLLM:
         if action != 200:
             return self._error(rec, int(action), key)
         rec.status = 200
-        return web.json_response(reply_body(rec, self.faults))
+        return web.json_response(self.faults["reply_body"] or reply_body(rec, self.faults))
 
     def _error(self, rec: Recorded, status: int, key: str) -> web.Response:
         rec.status = status

@@ -31,8 +31,9 @@ from providers.agents.output import AgentOutput, parse_output
 from providers.base import (BaseProvider, ConfigError, ProviderError, ProviderTimeout, Request,
                             Response)
 from providers.agents.batch import batch_input, map_answers, parse_batch_output
-from providers.agents.cli_settings import (check_cwd, load_cli_config, probe, resolve_cwd,
-                                           resolve_env)
+from providers.agents.cli_settings import (CliSettings, check_cwd, load_cli_config, probe,
+                                           resolve_cwd, resolve_env)
+from providers.facts import ProviderFacts
 from providers.process.supervision import TAIL, ProcessResult, ProcessTimeout, run_process
 from providers.secrets import tail
 from providers.process.template import CommandTemplate, FileFormat, environment
@@ -44,8 +45,7 @@ class CliProvider(BaseProvider):
     """Any command as an agent target through `command_template` placeholders (argv, never a
     shell line); `provider_batching` runs many cases in one call."""
     kind = "cli"
-    is_agent = True
-    supports_batch = True
+    facts = ProviderFacts("command", settings=CliSettings, batching=True)
 
     def __init__(self, target):
         super().__init__(target)

@@ -34,6 +34,7 @@ from providers.base import (BaseProvider, ConfigError, ProviderError, ProviderTi
 from providers.agents.cli_settings import check_cwd, directory, seconds
 from providers.agents.codex_events import CodexRun, MalformedStream, parse_stream
 from providers.process.environment import child_env
+from providers.facts import ProviderFacts
 from providers.filenames import bounded_name
 from providers.agents.preread import linked_prompt, unique_files
 from providers.process.supervision import ProcessResult, ProcessTimeout, run_process
@@ -78,7 +79,9 @@ def approval_flags(preset: object, where: str) -> list[str]:
 class CodexProvider(BaseProvider):
     """The Codex CLI (`codex exec --json`) as an agent target; its events become the trace."""
     kind = "codex"
-    is_agent = True
+    # its settings module imports this one (approval_flags): named, not imported
+    facts = ProviderFacts("agent", settings="providers.agents.codex_settings:CodexSettings",
+                          program="codex", secret_env=("OPENAI_API_KEY", "CODEX_API_KEY"))
 
     def __init__(self, target):
         super().__init__(target)

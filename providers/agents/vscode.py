@@ -36,6 +36,8 @@ from providers.base import (BaseProvider, ConfigError, ProviderError, ProviderTi
                             Response)
 from providers.agents.cli_settings import seconds
 from providers.agents.codex import find_executable
+from providers.agents.vscode_settings import VSCodeSettings
+from providers.facts import ProviderFacts
 from providers.process.environment import child_env
 from providers.agents.preread import linked_prompt, unique_files
 from providers.process.supervision import TAIL, ProcessResult, ProcessTimeout, run_process
@@ -49,8 +51,7 @@ class VSCodeProvider(BaseProvider):
     """VS Code / Copilot agent mode through the `subagent` program; the reply from its response
     file."""
     kind = "vscode"
-    is_agent = True
-    max_workers = 1
+    facts = ProviderFacts("agent", settings=VSCodeSettings, max_workers=1, program="subagent")
 
     def __init__(self, target):
         super().__init__(target)

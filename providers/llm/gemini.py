@@ -12,9 +12,18 @@ reasons (SAFETY, RECITATION, … → content_filter; a prompt blocked by ``promp
 is an empty content_filter reply, as through litellm), ``usageMetadata``:
 promptTokenCount, candidatesTokenCount + thoughtsTokenCount, cachedContentTokenCount;
 ``functionCall`` parts are listed in ``raw["tool_calls"]``.
+
+Thinking (``reasoning_effort``): Gemini 2.5 models take a ``thinkingBudget`` (128, 1024, 2048
+or 4096 tokens for minimal/low/medium/high; thinking tokens are output tokens, so
+``max_output_tokens`` stays the answer's room and the budget is added to
+``maxOutputTokens``); Gemini 3 models a ``thinkingLevel`` (gemini-3-pro: low or high);
+Gemini 1.x/2.0 models and Gemma do not think: the setting is left out, logged once per
+target.
 """
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass, field
 from typing import Any
 
 from providers.llm.litellm_route import GeminiProvider
@@ -28,8 +37,39 @@ _CONFIG = {"temperature": "temperature", "max_tokens": "maxOutputTokens", "top_p
            "frequency_penalty": "frequencyPenalty"}
 
 
+_NO_THINKING = re.compile(r"^(?:gemini-(?:1\.|2\.0)|gemma)")
+_LEVELS_PRO3 = {"minimal": "low", "low": "low", "medium": "high", "high": "high"}
+
+
 def _parts(texts: list[str]) -> list[dict[str, str]]:
     return [{"text": t} for t in texts]
+
+
+@dataclass(frozen=True)
+class ThinkingShape:
+    """A target's thinkingConfig and output limit: decided once, the settings being fixed."""
+
+    config: dict[str, Any] | None = None
+    max_tokens: int | None = None
+    drop: dict[str, str] = field(default_factory=dict)
+
+
+def thinking_shape(model: str, params: dict[str, Any]) -> ThinkingShape:
+    effort, asked = params.get("reasoning_effort"), params.get("max_tokens")
+    if effort is None or effort == "none":
+        return ThinkingShape(None, asked)
+    name = model.rsplit("/", 1)[-1].lower()
+    if effort not in REASONING_BUDGET:
+        why = f"{effort!r} is not one of {', '.join(REASONING_BUDGET)}"
+    elif _NO_THINKING.match(name):
+        why = f"{name} does not think"
+    elif name.startswith("gemini-3"):
+        level = _LEVELS_PRO3[effort] if name.startswith("gemini-3-pro") else effort
+        return ThinkingShape({"thinkingLevel": level}, asked)
+    else:
+        budget = REASONING_BUDGET[effort]
+        return ThinkingShape({"thinkingBudget": budget}, asked + budget if asked else None)
+    return ThinkingShape(None, asked, {"reasoning_effort": why})
 
 
 class GeminiHTTPProvider(WireProvider, GeminiProvider):
@@ -37,6 +77,12 @@ class GeminiHTTPProvider(WireProvider, GeminiProvider):
     model (GOOGLE_GEMINI_MODEL, default gemini-2.5-flash), optional base_url."""
 
     price_prefix = "gemini/"
+    _thinking: ThinkingShape | None = None
+
+    def thinking(self, params: dict[str, Any]) -> ThinkingShape:
+        if self._thinking is None:
+            self._thinking = thinking_shape(self.model_name, params)
+        return self._thinking
 
     def url(self) -> str:
         base = (self.config.api_base or DEFAULT_BASE).rstrip("/")
@@ -57,9 +103,13 @@ class GeminiHTTPProvider(WireProvider, GeminiProvider):
         stop = stop_list(params.get("stop"))
         if stop:
             config["stopSequences"] = stop
-        budget = REASONING_BUDGET.get(str(params.get("reasoning_effort")))
-        if budget:
-            config["thinkingConfig"] = {"thinkingBudget": budget}
+        thinking = self.thinking(params)
+        for name, why in thinking.drop.items():
+            self.drop(name, why)
+        if thinking.config:
+            config["thinkingConfig"] = thinking.config
+            if thinking.max_tokens:
+                config["maxOutputTokens"] = thinking.max_tokens
         if config:
             body["generationConfig"] = config
         return body

@@ -29,8 +29,11 @@ from typing import Any
 
 from providers.base import (BaseProvider, ConfigError, ProviderTimeout, Request, Response,
                             Target, Usage)
+from providers.facts import ProviderFacts
 from providers.llm.errors import classify
-from providers.llm.settings import LLMConfig, resolve
+from providers.llm.settings import (AnthropicSettings, AzureSettings, GeminiSettings,
+                                    LiteLLMSettings, LLMConfig, LLMSettings, OpenAISettings,
+                                    resolve)
 
 _KEY_ENV = re.compile(r"(_API_KEY|_TOKEN)$")
 
@@ -63,8 +66,15 @@ def chat_messages(request: Request) -> list[dict[str, str]]:
     return messages + [{"role": "user", "content": request.question}]
 
 
+def llm_facts(settings: type[LLMSettings]) -> ProviderFacts:
+    """An LLM route's facts: its settings model, and its key's environment variable."""
+    key_env = settings.kind_spec().key_env
+    return ProviderFacts("llm", settings=settings, secret_env=(key_env,) if key_env else ())
+
+
 class LLMProvider(BaseProvider):
     kind = "litellm"
+    facts = llm_facts(LiteLLMSettings)
     json_mode = False  # send response_format json_object for judge requests
     placeholder_key: str | None = None  # sent when no key is configured
 
@@ -75,7 +85,8 @@ class LLMProvider(BaseProvider):
     @property
     def config(self) -> LLMConfig:
         if self._config is None:
-            self._config = resolve(self.target, self.kind)
+            model = self.facts.settings_model()
+            self._config = resolve(self.target, self.kind, spec=getattr(model, "spec", None))
         return self._config
 
     # ---------------------------------------------------------------- preflight
@@ -171,6 +182,7 @@ class AzureProvider(LLMProvider):
     """``azure`` / ``azure-openai``: endpoint, api_key, model (deployment), version."""
 
     kind = "azure"
+    facts = llm_facts(AzureSettings)
     json_mode = True
 
 
@@ -178,18 +190,21 @@ class AnthropicProvider(LLMProvider):
     """``anthropic``: api_key (ANTHROPIC_API_KEY), model, optional base_url."""
 
     kind = "anthropic"
+    facts = llm_facts(AnthropicSettings)
 
 
 class GeminiProvider(LLMProvider):
     """``gemini`` / ``google``: api_key (GOOGLE_API_KEY), model (GOOGLE_GEMINI_MODEL)."""
 
     kind = "gemini"
+    facts = llm_facts(GeminiSettings)
 
 
 class OpenAIProvider(LLMProvider):
     """``openai``: api_key (OPENAI_API_KEY), model, base_url for compatible servers."""
 
     kind = "openai"
+    facts = llm_facts(OpenAISettings)
     json_mode = True
     placeholder_key = "not-needed"  # a local server that checks no key (base_url set)
 

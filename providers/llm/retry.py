@@ -4,9 +4,11 @@ A server's ``Retry-After`` is honoured even beyond ``retry_max_delay_ms``, up to
 ``RETRY_AFTER_CEILING_S`` (10 minutes; logged when it exceeds the cap). The time spent
 waiting between attempts is reported (``Response.wait_ms`` / ``err.wait_ms``).
 
-Built from a target's settings (snake_case or camelCase). Only ``ProviderError``s
-marked retryable whose status is in ``retry_status_codes`` (or that have no status:
-timeouts, dropped connections) are retried; 401/403 and other 4xx never are.
+Built from a target's typed settings (``ProviderSettings``: the retry fields, validated and
+bounded by the model, AgentV's snake_case or camelCase spellings) and its provider's facts
+(agents and commands: 2 retries, of timeouts only; LLMs: 3). Only ``ProviderError``s marked
+retryable whose status is in ``retry_status_codes`` (or that have no status: timeouts,
+dropped connections) are retried; 401/403 and other 4xx never are.
 """
 from __future__ import annotations
 
@@ -17,20 +19,14 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, TypeVar
 
-from providers.base import ConfigError, ProviderError
+from providers.base import BaseProvider, ProviderError
+from providers.base_settings import ProviderSettings
 
 log = logging.getLogger("agentv.retry")
 T = TypeVar("T")
 
 DEFAULT_STATUS_CODES = (429, 500, 502, 503, 504)
 RETRY_AFTER_CEILING_S = 600.0
-_KEYS = {
-    "max_retries": ("max_retries", "maxRetries"),
-    "initial_delay_ms": ("retry_initial_delay_ms", "retryInitialDelayMs"),
-    "max_delay_ms": ("retry_max_delay_ms", "retryMaxDelayMs"),
-    "backoff_factor": ("retry_backoff_factor", "retryBackoffFactor"),
-    "status_codes": ("retry_status_codes", "retryStatusCodes"),
-}
 
 
 @dataclass
@@ -44,28 +40,33 @@ class RetryPolicy:
     sleep: Callable[[float], Awaitable[Any]] = field(default=asyncio.sleep, repr=False)
 
     @classmethod
-    def from_settings(cls, settings: dict[str, Any], where: str = "",
-                      default_max_retries: int = 3, timeouts_only: bool = False) -> "RetryPolicy":
-        got = {k: next((settings[a] for a in aliases if settings.get(a) is not None), None)
-               for k, aliases in _KEYS.items()}
-        policy = cls(max_retries=default_max_retries, timeouts_only=timeouts_only)
-        for key in ("max_retries", "initial_delay_ms", "max_delay_ms", "backoff_factor"):
-            value = got[key]
-            if value is None:
-                continue
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-                raise ConfigError(f"must be a non-negative number, got {value!r}", where,
-                                  _KEYS[key][0])
-            setattr(policy, key, int(value) if key == "max_retries" else float(value))
-        if got["status_codes"] is not None:
-            codes = got["status_codes"]
-            if not isinstance(codes, list) or not all(
-                    isinstance(c, int) and not isinstance(c, bool) and 100 <= c <= 599
-                    for c in codes):
-                raise ConfigError(f"must be a list of HTTP status codes, got {codes!r}", where,
-                                  "retry_status_codes")
-            policy.status_codes = tuple(codes)
-        return policy
+    def from_config(cls, config: ProviderSettings | None, *, default_max_retries: int = 3,
+                    timeouts_only: bool = False, max_retries: int | None = None
+                    ) -> "RetryPolicy":
+        """The policy a target's validated settings ask for; ``max_retries`` (the run's
+        ``--max-retries``) overrides the setting."""
+        asked: dict[str, Any] = {}
+        if config is not None:
+            codes = config.retry_status_codes
+            asked = {"max_retries": config.max_retries,
+                     "initial_delay_ms": config.retry_initial_delay_ms,
+                     "max_delay_ms": config.retry_max_delay_ms,
+                     "backoff_factor": config.retry_backoff_factor,
+                     "status_codes": None if codes is None else tuple(codes)}
+        if max_retries is not None:
+            asked["max_retries"] = max_retries
+        given = {k: v for k, v in asked.items() if v is not None}
+        return cls(**{"max_retries": default_max_retries, **given}, timeouts_only=timeouts_only)
+
+    @classmethod
+    def for_provider(cls, provider: BaseProvider, max_retries: int | None = None
+                     ) -> "RetryPolicy":
+        """The policy of a built provider: its target's typed settings (ConfigError when
+        they are invalid) and its facts' defaults."""
+        facts = provider.facts
+        return cls.from_config(provider.typed_settings, max_retries=max_retries,
+                               default_max_retries=facts.default_max_retries,
+                               timeouts_only=facts.retry_timeouts_only)
 
     def should_retry(self, err: BaseException) -> bool:
         if not isinstance(err, ProviderError) or not err.retryable:

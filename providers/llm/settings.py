@@ -154,10 +154,12 @@ def _api_version(kind: str, settings: Mapping[str, Any], env: Mapping[str, str])
     return None if version is None else str(version)
 
 
-def resolve(target: Target, kind: str, env: Mapping[str, str] | None = None) -> LLMConfig:
-    """Target settings + env-var defaults → LLMConfig; one ConfigError lists all gaps."""
+def resolve(target: Target, kind: str, env: Mapping[str, str] | None = None,
+            spec: KindSpec | None = None) -> LLMConfig:
+    """Target settings + env-var defaults → LLMConfig; one ConfigError lists all gaps.
+    ``spec``: the kind's, when it is not one of ``SPECS`` (a provider added later)."""
     env = os.environ if env is None else env
-    spec, settings = SPECS[kind], target.settings
+    spec, settings = spec or SPECS[kind], target.settings
     base = _from_env(settings, "base_url", spec.base_env, env)
     key = _from_env(settings, "api_key", spec.key_env, env)
     model = _from_env(settings, "model", spec.model_env, env) or spec.default_model
@@ -195,6 +197,8 @@ class LLMSettings(ProviderSettings):
     """Settings of the LLM targets (azure, anthropic, gemini, openai, litellm)."""
 
     kind: ClassVar[str] = "litellm"
+    #: where the kind finds its key, model and endpoint; None: ``SPECS[kind]``
+    spec: ClassVar[KindSpec | None] = None
     model: str | None = setting_field(*ALIASES["model"], description="Model or deployment name")
     api_key: str | None = setting_field(*ALIASES["api_key"], secret=True, description="API key")
     base_url: str | None = setting_field(*ALIASES["base_url"], description="http(s) endpoint")
@@ -228,8 +232,12 @@ class LLMSettings(ProviderSettings):
         return str(value) if isinstance(value, (int, float)) and not isinstance(value, bool) \
             else value
 
+    @classmethod
+    def kind_spec(cls) -> KindSpec:
+        return cls.spec or SPECS[cls.kind]
+
     def missing_env(self, env: Mapping[str, str]) -> list[str]:
-        spec = SPECS[self.kind]
+        spec = self.kind_spec()
         missing = []
         if self.base_url is None and spec.base_required and not env.get(spec.base_env or ""):
             missing.append(spec.base_env or "endpoint")

@@ -10,11 +10,16 @@ auth and bad requests not), cost from litellm's price map read as data
 reply-shaping settings, never the transport). litellm is not imported: ~0.3 ms of CPU per
 call instead of ~4–5 ms, and no 175 MB import. Keys go in headers only, never in a URL,
 a record, a log line or an error message.
+
+What a vendor's models take differs (OpenAI's reasoning models, Anthropic's thinking budget,
+Gemini's thinking config): each vendor module decides it once per target, from the model
+name and the settings, and ``drop`` says once per target which setting is not sent and why.
 """
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from abc import abstractmethod
 from dataclasses import dataclass, field
@@ -35,6 +40,7 @@ FINISH = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length",
           "IMAGE_SAFETY": "content_filter", "LANGUAGE": "content_filter",
           "OTHER": "stop", "FINISH_REASON_UNSPECIFIED": "stop"}
 REASONING_BUDGET = {"minimal": 128, "low": 1024, "medium": 2048, "high": 4096}
+log = logging.getLogger("agentv.llm")
 
 
 @dataclass
@@ -57,6 +63,14 @@ class WireProvider(LLMProvider):
     def __init__(self, target: Target):
         super().__init__(target)
         self._sessions: dict[int, Any] = {}  # one aiohttp session per event loop
+        self._dropped: set[str] = set()  # settings already warned about
+
+    def drop(self, name: str, why: str) -> None:
+        """A setting this model does not take is left out of the request: said once."""
+        if name not in self._dropped:
+            self._dropped.add(name)
+            log.warning("target %s (%s %s): %s is not sent: %s", self.name, self.kind,
+                        self.model_name, name, why)
 
     # ------------------------------------------------------------ what a wire says
     @abstractmethod

@@ -51,7 +51,7 @@ def retrying_provider(target: Target):
 
     built = build_provider(target)
     built.check()
-    return RetryingProvider(built, RetryPolicy.from_settings(target.settings, target.where))
+    return RetryingProvider(built, RetryPolicy.for_provider(built))
 
 
 def callable_runtime(provider: CallableProvider, judge: Target | None):

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any
 
 from providers.base import BaseProvider, ConfigError, Provider, Target
 from providers.registry import build_provider
@@ -17,15 +16,6 @@ from tasks.load.redact import register, secret_values
 from tasks.engine.case_runner import TargetRuntime
 
 log = logging.getLogger("agentv.run")
-
-
-def _policy(target: Target, provider: BaseProvider, max_retries: int | None) -> RetryPolicy:
-    agent = getattr(provider, "is_agent", False)
-    settings: dict[str, Any] = dict(target.settings)
-    if max_retries is not None:
-        settings["max_retries"] = max_retries
-    return RetryPolicy.from_settings(settings, target.where, default_max_retries=2 if agent else 3,
-                                     timeouts_only=agent)
 
 
 def _wrap(provider: BaseProvider, plan: Plan) -> Provider:
@@ -43,7 +33,7 @@ def build_runtimes(plan: Plan) -> dict[str, TargetRuntime]:
         provider.use_eval_dirs([str(Path(file).resolve().parent) for file in files])
         provider.check()
         register(secret_values([target]))  # keys check() found (env defaults) too
-        policy = _policy(target, provider, plan.options.max_retries)
+        policy = RetryPolicy.for_provider(provider, plan.options.max_retries)
         built[name] = (provider, RetryingProvider(_wrap(provider, plan), policy))
     runtimes: dict[str, TargetRuntime] = {}
     for name in {job.target for job in plan.jobs}:

@@ -57,12 +57,24 @@ def register_loose(values: Iterable[Any]) -> None:
 
 
 def secret_values(targets: Iterable[Any]) -> list[str]:
-    """The hook typed settings feed: every secret value of these resolved targets."""
+    """The hook typed settings feed: every secret value of these resolved targets, and the
+    values of the environment variables their provider keeps credentials in (its facts'
+    ``secret_env``: an agent CLI reads them itself)."""
     out: list[str] = []
     for target in targets:
         hook = getattr(target, "secret_values", None)
         out.extend(hook() if callable(hook) else getattr(target, "secrets", None) or [])
+        out.extend(v for v in map(os.environ.get, _secret_env(target)) if v)
     return out
+
+
+def _secret_env(target: Any) -> tuple[str, ...]:
+    from providers.errors import ConfigError
+    from providers.registry import facts
+    try:
+        return facts(str(getattr(target, "provider", ""))).secret_env
+    except ConfigError:  # a typed API callable, or a kind reported elsewhere
+        return ()
 
 
 def _walk(value: Any, key: str, env, marked: list[str], loose: list[str]) -> None:

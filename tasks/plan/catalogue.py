@@ -84,17 +84,25 @@ def evaluator_table() -> str:
 
 def provider_table() -> str:
     from providers.base_settings import ProviderSettings
-    from providers.registry import REGISTRY, provider_class, settings_model
+    from providers.registry import REGISTRY, facts, provider_class
     common = set(ProviderSettings.model_fields)
-    lines = ["| provider | kind | what it is | settings (plus the retry settings) |",
-             "|---|---|---|---|"]
+    lines = ["| provider | kind | what it is | program, credentials | settings (plus the retry "
+             "settings) |",
+             "|---|---|---|---|---|"]
     for kinds, _ in _grouped(REGISTRY):
-        cls, settings = provider_class(kinds[0]), settings_model(kinds[0])
-        kind = "agent" if getattr(cls, "is_agent", False) else "LLM"
-        lines.append(f"| {' / '.join(f'`{k}`' for k in kinds)} | {kind} | "
+        cls, found = provider_class(kinds[0]), facts(kinds[0])
+        settings = found.settings_model()
+        lines.append(f"| {' / '.join(f'`{k}`' for k in kinds)} | {found.label} | "
                      f"{summary(cls) or summary(settings) or _module_line(cls)} | "
-                     f"{model_keys(settings, common)} |")
+                     f"{needs(found)} | {model_keys(settings, common)} |")
     return "\n".join(lines) + "\n"
+
+
+def needs(found: Any) -> str:
+    """What a provider uses from the machine: its program, its credentials' variables."""
+    parts = [f"`{found.program}` on PATH"] if found.program else []
+    parts += [f"`{name}`" for name in found.secret_env]
+    return ", ".join(parts) or "—"
 
 
 def evaluator_types() -> str:

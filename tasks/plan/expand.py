@@ -10,16 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from providers.base import Request
+from providers.base import ConfigError, Request
 from tasks.load.case_store import CaseRef
 from tasks.load.files import EvalCase
 from tasks.load.messages import Message, Segment
 from tasks.plan.prompts import Mode, guideline_segments, llm_chat, prompt_inputs
-
-# AgentV's agent providers: their record keeps ``agent_provider_request``; every other
-# target (LLMs, cli commands, mock) keeps ``lm_provider_request``.
-AGENT_PROVIDER_KINDS = frozenset({"codex", "copilot-cli", "pi-coding-agent", "claude-code",
-                                  "vscode", "vscode-insiders"})
 
 
 class Job:
@@ -127,7 +122,14 @@ def build_request(case: EvalCase, *, is_agent: bool, trial: int = 0, attempt: in
 
 
 def writes_agent_request(provider_kind: str) -> bool:
-    return provider_kind in AGENT_PROVIDER_KINDS
+    """AgentV's agent providers (the ``agent`` family: codex, vscode, claude...) keep
+    ``agent_provider_request``; every other target (LLMs, cli commands, mock, a Python
+    callable) keeps ``lm_provider_request``."""
+    from providers.registry import facts
+    try:
+        return facts(provider_kind).agent_record
+    except ConfigError:  # not a registered kind (a typed API callable)
+        return False
 
 
 def provider_request_record(request: Request, provider_kind: str,

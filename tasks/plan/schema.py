@@ -72,12 +72,12 @@ def _inline(node: Any, defs: dict[str, Any]) -> Any:
 
 
 def targets_schema() -> dict[str, Any]:
-    from providers.registry import REGISTRY, settings_model
+    from providers.registry import known_kinds, settings_model
     entry = _model_schema(TargetEntryModel)
     entry["allOf"] = entry.get("allOf", []) + [{"if": {"properties": {"provider": {"const": kind}},
                               "required": ["provider"]},
                        "then": _model_schema(settings_model(kind), placeholders=True)}
-                      for kind in REGISTRY]
+                      for kind in known_kinds()]
     return {"$schema": DRAFT, "$id": TARGETS_SCHEMA, "title": "agentv targets file",
             "type": "object", "required": ["targets"],
             "properties": {"$schema": {"const": TARGETS_SCHEMA},

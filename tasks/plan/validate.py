@@ -116,19 +116,25 @@ def validate_file(path: Path, explicit: bool, report: Report, strict: bool = Fal
     report.checked.append(str(path))
 
 
-AGENT_KINDS = {"cli", "codex", "vscode", "vscode-copilot", "vscode-insiders"}
-
-
 def _check_agent_targets(targets) -> None:
     """Agent targets' settings (command templates, codex presets...) are checked here too:
-    building the provider checks them without running anything."""
+    building the provider checks them without running anything. Which targets are agents
+    is their provider's fact (``providers.registry.facts``)."""
     from providers.registry import build_provider
     for name in targets.names():
-        if targets.entries[name].entry.get("provider") not in AGENT_KINDS:
+        if not _is_agent(targets.entries[name].entry.get("provider")):
             continue
         if targets.missing(name):  # ${{ VAR }} unset here: checked when run
             continue
         build_provider(targets.resolve(name))
+
+
+def _is_agent(kind: object) -> bool:
+    from providers.registry import facts
+    try:
+        return isinstance(kind, str) and facts(kind).agent_prompt
+    except ConfigError:  # an unknown provider: load_targets said so already
+        return False
 
 
 def _warn(report: Report, strict: bool, message: str) -> None:

@@ -379,13 +379,35 @@ def test_bad_settings(settings, field):
 
 @pytest.mark.parametrize("settings, field", [
     ({"max_retries": -1}, "max_retries"),
-    ({"retry_status_codes": ["abc"]}, "retry_status_codes"),
-    ({"retryStatusCodes": [429, "abc"]}, "retry_status_codes"),
+    ({"retry_status_codes": ["abc"]}, "retry_status_codes.0"),
+    ({"retryStatusCodes": [429, "abc"]}, "retryStatusCodes.1"),
+    ({"retryStatusCodes": [429, 700]}, "retryStatusCodes.1"),
+    ({"retryBackoffFactor": True}, "retryBackoffFactor"),
 ])
 def test_bad_retry_settings(settings, field):
+    """The retry policy is read from the target's settings model: a bad value is a
+    ConfigError naming the key as written (and the item of a list)."""
+    provider = build_provider(target("openai", model="m", api_key="k-123", **settings))
     with pytest.raises(ConfigError) as info:
-        RetryPolicy.from_settings(settings, "targets.yaml:7")
-    assert info.value.field == field
+        RetryPolicy.for_provider(provider)
+    assert info.value.field == field and info.value.where == "targets.yaml:7"
+
+
+def test_retry_policy_from_typed_settings():
+    """Every retry field of the settings model reaches the policy (camelCase too); the run's
+    --max-retries overrides the setting; agents retry timeouts only, twice by default."""
+    provider = build_provider(target("openai", model="m", api_key="k-123", maxRetries=5,
+                                     retryInitialDelayMs="250", retry_max_delay_ms=4000,
+                                     retry_backoff_factor=3, retryStatusCodes=[429, 529]))
+    policy = RetryPolicy.for_provider(provider)
+    assert (policy.max_retries, policy.initial_delay_ms, policy.max_delay_ms,
+            policy.backoff_factor, policy.status_codes, policy.timeouts_only) == (
+        5, 250.0, 4000.0, 3.0, (429, 529), False)
+    assert RetryPolicy.for_provider(provider, max_retries=0).max_retries == 0
+    agent = build_provider(Target("a", "codex", {}, where="targets.yaml:9"))
+    policy = RetryPolicy.for_provider(agent)
+    assert (policy.max_retries, policy.timeouts_only, policy.status_codes) == (
+        2, True, (429, 500, 502, 503, 504))
 
 
 def test_unknown_provider_lists_known_ones():

@@ -1,7 +1,8 @@
 """Extension points: a new evaluator and a new provider, each one class (the provider's with
-its settings model) and one registry call, are accepted by ``validate``, described by the
-JSON Schema, listed in the generated docs tables and run; the docs tables in README.md and
-evaluators/README.md are the registries' (``python -m tasks.plan.catalogue`` regenerates them)."""
+its facts: family, settings model, credentials) and one registry call, are accepted by
+``validate``, described by the JSON Schema, listed in the generated docs tables and run; the
+docs tables in README.md and evaluators/README.md are the registries' (``python -m
+tasks.plan.catalogue`` regenerates them)."""
 from __future__ import annotations
 
 import asyncio
@@ -14,6 +15,7 @@ from evaluators.base import EvalContext, Evaluator, EvaluatorResult
 from providers import registry as provider_registry
 from providers.base import BaseProvider, Request, Response
 from providers.base_settings import ProviderSettings, setting_field
+from providers.facts import ProviderFacts
 from tasks.plan import catalogue
 from tasks.plan.schema import eval_schema, targets_schema
 
@@ -40,6 +42,7 @@ class EchoProvider(BaseProvider):
     """Answers the question back, upper-cased after a `prefix`."""
 
     kind = "echo"
+    facts = ProviderFacts("llm", settings=EchoSettings, secret_env=("ECHO_API_KEY",))
 
     async def invoke(self, request: Request) -> Response:
         started = time.perf_counter()
@@ -50,7 +53,7 @@ class EchoProvider(BaseProvider):
 @pytest.fixture
 def registered():
     evaluator_registry.register("shouting", Shouting)
-    provider_registry.register("echo", EchoProvider, EchoSettings)
+    provider_registry.register("echo", EchoProvider)
     yield
     del evaluator_registry.EVALUATORS["shouting"], provider_registry.REGISTRY["echo"]
 
@@ -92,7 +95,7 @@ def test_a_new_evaluator_and_provider_are_in_the_generated_tables(registered):
     assert ("| `shouting` | `min_letters`=1 | 1 when the answer is in capital letters (at least "
             "`min_letters` of them). |") in catalogue.evaluator_table()
     assert ("| `echo` | LLM | Answers the question back, upper-cased after a `prefix`. | "
-            "`prefix` |") in catalogue.provider_table()
+            "`ECHO_API_KEY` | `prefix` |") in catalogue.provider_table()
     assert "`shouting`" in catalogue.evaluator_types()
 
 
