@@ -85,6 +85,7 @@ class Request:
     input_messages: list[dict[str, Any]] | None = None
     eval_file: str | None = None
     judge: JudgeInputs | None = None
+    workspace: Any = None  # the case's providers.agents.workspace_spec.WorkspaceSpec, if any
 
 
 @dataclass
@@ -97,6 +98,8 @@ class Response:
     raw: dict[str, Any] | None = None  # never holds secrets
     cached: bool = False
     wait_ms: float = 0.0  # time the retry layer waited between attempts (set by it)
+    file_changes: str | None = None  # agent targets: unified diff of their workspace
+    workspace_path: str | None = None  # agent targets: their workspace, when kept
 
 
 @runtime_checkable

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
+from providers.agents.events import AgentRun, MalformedStream, iso
 from providers.base import Usage
 from providers.secrets import cut
 from providers.trace import TraceEvent
@@ -33,18 +33,12 @@ _LEGACY = {"exec_command": "command_execution", "patch_apply": "file_change",
            "mcp_tool_call": "mcp_tool_call"}
 
 
-class MalformedStream(ValueError):
-    pass
+__all__ = ["CodexRun", "MalformedStream", "parse_stream"]
 
 
 @dataclass
-class CodexRun:
-    text: str = ""
-    trace: list[TraceEvent] = field(default_factory=list)
-    usage: Usage | None = None
-    failure: str | None = None  # turn.failed / error event message
-    model: str | None = None
-    warnings: list[str] = field(default_factory=list)
+class CodexRun(AgentRun):
+    """``failure``: the turn.failed / error event message."""
     stream_errors: list[str] = field(default_factory=list)
     completed_turns: int = 0
     _open: dict[str, tuple[float, dict[str, Any]]] = field(default_factory=dict)
@@ -206,5 +200,4 @@ def _cached(usage: dict[str, Any]) -> dict[str, Any]:
     return {"cached_input_tokens": cached} if cached is not None else {}
 
 
-def _iso(ts: float) -> str:
-    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="milliseconds")
+_iso = iso

@@ -35,7 +35,7 @@ from typing import Any
 from providers.base import (BaseProvider, ConfigError, ProviderError, ProviderTimeout, Request,
                             Response)
 from providers.agents.cli_settings import seconds
-from providers.agents.codex import find_executable
+from providers.agents.agent_cli import find_executable
 from providers.agents.vscode_settings import VSCodeSettings
 from providers.facts import ProviderFacts
 from providers.process.environment import child_env

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import re
 import subprocess
 import time
 import uuid
@@ -73,12 +74,19 @@ def test_normal_turn_prompt_preread_usage_and_no_rollouts(codex_home, stub, tmp_
     sent = stub[1].requests[0]
     user = [i for i in sent["input"] if i.get("role") == "user"][-1]
     received = "".join(c.get("text", "") for c in user["content"])
+    # the links point at the case's files as mirrored into codex's workspace (files from
+    # outside the eval file's folder: under _files/); the rest is what --dump-prompts shows
+    workspace = Path(re.search(r"file://(/[^)]*/workspace)/", received).group(1))
     prompt = p.agent_prompt(case_files)
-    assert received == prompt  # what --dump-prompts shows is what codex sent the model
+    for f in map(Path, case_files.guideline_paths + case_files.input_files):
+        prompt = prompt.replace(f.as_uri(), (workspace / "_files" / f.name).as_uri())
+    assert received == prompt
     facts = Path(case_files.input_files[0])
     token = hashlib.sha256(facts.read_bytes()).hexdigest()
-    assert f"* [facts.md]({facts.as_uri()}) — token `sha256:{token}`" in prompt
+    copy = workspace / "_files" / "facts.md"
+    assert f"* [facts.md]({copy.as_uri()}) — token `sha256:{token}`" in prompt
     assert prompt.endswith("[[ ## user_query ## ]]\nWhat is the answer?")
+    assert not workspace.exists()  # removed after a successful case
     summary = summarize(r.trace)
     assert summary["llm_call_count"] == 1 and summary["error_count"] == 0  # warnings ≠ errors
     assert (r.usage.input_tokens, r.usage.output_tokens) == (100, 10)

@@ -1,0 +1,140 @@
+"""A case's working directory for an agent program, made fresh per case and attempt.
+
+``open_workspace`` makes ``<tmp>/agentv-<program>-XXXX/workspace``: empty scratch, or the
+``workspace.template`` folder copied, plus each ``workspace.repos`` entry cloned and checked
+out at its pinned commit; then the setup command runs in it (its stdin: AgentV's JSON case
+context), and the case's guideline and attachment files are mirrored in, at their path
+relative to the eval file (files from elsewhere under ``_files/``), so the links in the
+prompt point inside the workspace. A snapshot taken then is what ``changes()`` diffs against.
+The folder beside ``workspace/`` holds agentv's own files for the run (the program's config
+and usage files), never seen by the agent. ``finish`` removes it or keeps it
+(``retain_on_success`` / ``retain_on_failure``) and says where it is.
+
+A target with a fixed ``cwd`` runs there instead: nothing is made, mirrored or removed.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from providers.agents import file_changes
+from providers.agents.workspace_spec import RepoSpec, WorkspaceSpec
+from providers.base import ProviderError, Request
+from providers.process.supervision import ProcessTimeout, run_process
+
+GIT_TIMEOUT_S = 300.0
+
+
+@dataclass
+class Workspace:
+    path: Path  # the agent's working directory
+    side: Path  # agentv's own files for this run
+    root: Path | None  # what finish() removes (None: a fixed cwd)
+    spec: WorkspaceSpec | None = None
+    files: dict[str, str] = field(default_factory=dict)  # case file -> path in the workspace
+    baseline: dict[str, file_changes.FileState] | None = None
+
+    def changes(self) -> str | None:
+        """The diff of what changed since the workspace was ready (None: fixed cwd)."""
+        if self.baseline is None:
+            return None
+        return file_changes.diff(self.path, self.baseline)
+
+    def finish(self, failed: bool) -> str | None:
+        """Remove or keep the workspace; the kept path, else None."""
+        if self.root is None:
+            return None
+        spec = self.spec or WorkspaceSpec()
+        keep = (spec.retain_on_failure if failed else spec.retain_on_success) == "keep"
+        if keep:
+            return str(self.path)
+        shutil.rmtree(self.root, ignore_errors=True)
+        return None
+
+
+async def open_workspace(program: str, request: Request, fixed_cwd: str | None) -> Workspace:
+    if fixed_cwd:
+        side = Path(tempfile.mkdtemp(prefix=f"agentv-{program}-side-"))
+        return Workspace(Path(fixed_cwd), side, None)
+    root = Path(tempfile.mkdtemp(prefix=f"agentv-{program}-"))
+    ws = Workspace(root / "workspace", root / "agentv", root, request.workspace)
+    ws.side.mkdir()
+    try:
+        await _materialize(ws, request)
+    except BaseException:
+        shutil.rmtree(root, ignore_errors=True)
+        raise
+    return ws
+
+
+async def _materialize(ws: Workspace, request: Request) -> None:
+    spec = ws.spec
+    if spec is not None and spec.template:
+        shutil.copytree(spec.resolve(spec.template), ws.path, symlinks=True)
+    else:
+        ws.path.mkdir()
+    if spec is not None:
+        for repo in spec.repos:
+            await _checkout(ws, spec, repo)
+        if spec.setup_hook is not None:
+            await _setup(ws, spec, request)
+    ws.files = mirror(request, ws.path)
+    ws.baseline = file_changes.snapshot(ws.path)
+
+
+async def _checkout(ws: Workspace, spec: WorkspaceSpec, repo: RepoSpec) -> None:
+    dest = (ws.path / repo.path).resolve()
+    if not dest.is_relative_to(ws.path.resolve()):
+        raise ProviderError(f"workspace repo path {repo.path!r} leaves the workspace")
+    local = Path(spec.resolve(repo.repo))
+    source = str(local) if local.exists() else repo.repo
+    await _git(["git", "clone", "--quiet", "--no-checkout", source, str(dest)], ws.path)
+    await _git(["git", "-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach",
+                repo.ref], dest)
+
+
+async def _git(argv: list[str], cwd: Path) -> None:
+    try:
+        proc = await run_process(argv, cwd=str(cwd), timeout=GIT_TIMEOUT_S)
+    except ProcessTimeout:
+        raise ProviderError(f"workspace: {' '.join(argv[:3])} timed out") from None
+    proc.check_exit(f"workspace: {' '.join(argv[:2])} {argv[-2] if len(argv) > 3 else ''}"
+                    .strip())
+
+
+async def _setup(ws: Workspace, spec: WorkspaceSpec, request: Request) -> None:
+    hook = spec.setup_hook
+    assert hook is not None and isinstance(hook.command, list)
+    context = {"workspace_path": str(ws.path), "test_id": request.eval_id,
+               "case_input": request.question}
+    cwd = spec.resolve(hook.cwd) if hook.cwd else str(ws.path)
+    try:
+        proc = await run_process(hook.command, cwd=cwd, stdin=json.dumps(context),
+                                 timeout=hook.timeout_ms / 1000.0)
+    except ProcessTimeout:
+        raise ProviderError(f"workspace setup command timed out after "
+                            f"{hook.timeout_ms / 1000.0:g}s") from None
+    except OSError as err:
+        raise ProviderError(f"workspace setup command cannot run: {err}") from None
+    proc.check_exit("workspace setup command")
+
+
+def mirror(request: Request, dest: Path) -> dict[str, str]:
+    """Copy the case's guideline and attachment files into ``dest``: at their path relative
+    to the eval file's folder, or under ``_files/`` when they live elsewhere."""
+    base = Path(request.eval_file).resolve().parent if request.eval_file else None
+    mirrored: dict[str, str] = {}
+    for original in dict.fromkeys(request.guideline_paths + request.input_files):
+        src = Path(original).resolve()
+        if not src.is_file():
+            continue
+        rel = (src.relative_to(base) if base is not None and src.is_relative_to(base)
+               else Path("_files") / src.name)
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src, target)
+        mirrored[original] = str(target)
+    return mirrored
