@@ -66,6 +66,8 @@ class EvalContext:
     trace_summary: dict[str, Any] | None = None  # AgentV's record trace_summary of the answer
     user_segments: list[dict[str, Any]] = field(default_factory=list)
     case_metadata: dict[str, Any] = field(default_factory=dict)  # the case's own `metadata:`
+    file_changes: str | None = None  # agent in a workspace: the diff of what it changed
+    workspace_path: str | None = None  # agent in a workspace: the folder, when kept
 
 
 @dataclass

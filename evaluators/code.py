@@ -36,6 +36,7 @@ def judge_payload(ctx: EvalContext) -> dict[str, Any]:
         "expected_messages": ctx.expected_messages, "output_messages": ctx.output_messages,
         "guideline_files": ctx.guideline_paths, "input_files": ctx.input_files,
         "trace_summary": ctx.trace_summary,
+        "file_changes": ctx.file_changes, "workspace_path": ctx.workspace_path,
     }
 
 

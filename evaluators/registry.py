@@ -53,6 +53,7 @@ EVALUATORS: dict[str, str | type[Evaluator]] = {
     "all_tools_succeeded": "evaluators.trace_checks:AllToolsSucceeded",
     "token_usage_under": "evaluators.trace_checks:TokenUsageUnder",
     "trace_contains": "evaluators.trace_checks:TraceContains",
+    "file_changes": "evaluators.file_changes:FileChanges",
     # judges and user code
     "categorical_judge": "evaluators.categorical:CategoricalJudge",
     "python": "evaluators.python_eval:PythonEvaluator",

@@ -163,6 +163,7 @@ class CaseRunner:
             rubrics=case.rubrics, base_dir=case.base_dir, target=runtime.name,
             judge=runtime.judge, judge_name=runtime.judge.name if runtime.judge else None,
             attempt=attempts, trial=job.trial, trace_summary=summary,
+            file_changes=response.file_changes, workspace_path=response.workspace_path,
             user_segments=user_segments(case), case_metadata=case.metadata,
         )
         return list(await asyncio.gather(*(run_evaluator(e, ctx) for e in case.evaluators)))
@@ -201,6 +202,10 @@ class CaseRunner:
         })
         if response.cached:
             record["cached"] = True
+        if response.file_changes is not None:  # AgentV's file_changes / workspace_path
+            record["file_changes"] = response.file_changes
+        if response.workspace_path:
+            record["workspace_path"] = response.workspace_path
         if summary is not None:
             record["trace_summary"] = summary
         if self.options.include_trace:
@@ -221,6 +226,8 @@ class CaseRunner:
                        "usage": None})
         if details:
             record["error_details"] = details
+        if details.get("workspace_path"):  # kept for a look, as AgentV keeps it
+            record["workspace_path"] = details["workspace_path"]
         log.info("case %s failed after %d attempt(s): %s", job.case.id, attempts, message)
         return record
 

@@ -12,6 +12,7 @@ from typing import Any, Callable, Sequence
 
 from evaluators.base import Evaluator
 from evaluators.registry import build_evaluators
+from providers.agents.workspace_spec import WorkspaceSpec, parse_workspace
 from providers.errors import ConfigError
 from tasks.load.case_store import CaseRef, CaseStore, LazyCases, Packed, pack, unpack
 from tasks.load.gates import Gates, parse_gates
@@ -20,10 +21,10 @@ from tasks.load.jsonl import EVAL_SCHEMA, load_jsonl
 from tasks.load.yamlsrc import LineDict, LineList, load_yaml_file
 
 FILE_KEYS = {"$schema", "description", "dataset", "target", "execution", "evalcases", "trials",
-             "metadata", "evaluator", "evaluators"}
+             "metadata", "evaluator", "evaluators", "workspace"}
 CASE_KEYS = {"id", "expected_outcome", "outcome", "input_messages", "input", "expected_messages",
              "expected_output", "conversation_id", "execution", "evaluators", "rubrics",
-             "description", "metadata", "trials", "note"}
+             "description", "metadata", "trials", "note", "workspace"}
 EXECUTION_KEYS = {"target", "evaluators", "trials", "fail_under", "min_pass_rate",
                   "fail_on_error"}
 MAX_TRIALS = 1000
@@ -44,6 +45,7 @@ class EvalCase:
     rubrics: list[Any] = field(default_factory=list)
     trials: int | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    workspace: WorkspaceSpec | None = None  # the agent's workspace (the case's or the suite's)
 
     @property
     def base_dir(self) -> str:
@@ -65,6 +67,7 @@ class EvalSuite:
     warnings: list[str] = field(default_factory=list)
     has_schema: bool = True
     gates: Gates = field(default_factory=Gates)  # execution: fail_under, min_pass_rate, …
+    workspace: WorkspaceSpec | None = None  # suite-level ``workspace:`` (a case's replaces it)
 
 
 def _warn_unknown(obj: dict, allowed: set[str], path: str, what: str, warn) -> None:
@@ -204,6 +207,8 @@ def parse_case(raw: Any, path: str, line: int, suite: EvalSuite, defaults: list[
         target=target, evaluators=evaluators, rubrics=list(rubrics),
         trials=_trials(raw, path) or _trials(execution, path),
         metadata=_mapping(raw.get("metadata")),
+        workspace=(parse_workspace(raw.get("workspace"), str(base),
+                                   f"{path}:{line_of('workspace')}") or suite.workspace),
     )
 
 
@@ -234,6 +239,9 @@ def load_suite(path: str | Path, warn: Callable[[str], None] | None = None) -> E
     suite.target = _target(execution, fpath) or _target(data, fpath)
     suite.trials = _trials(data, fpath) or _trials(execution, fpath)
     suite.gates = parse_gates(execution, fpath, getattr(execution, "line_of", lambda _k: None))
+    suite.workspace = parse_workspace(
+        data.get("workspace"), str(p.parent),
+        f"{fpath}:{getattr(data, 'line_of', lambda _k: 1)('workspace')}")
     defaults = (_evaluator_list(execution, "evaluators", fpath, str(p.parent), emit)
                 or _evaluator_list(data, "evaluators", fpath, str(p.parent), emit)
                 or _evaluator_list(data, "evaluator", fpath, str(p.parent), emit)

@@ -117,7 +117,7 @@ def build_request(case: EvalCase, *, is_agent: bool, trial: int = 0, attempt: in
         guidelines=inputs.guidelines, guideline_paths=[s.path for s in guidelines if s.path],
         input_files=attachment_paths(case), attempt=attempt, trial=trial,
         input_messages=[m.to_dict() for m in case.input_messages],
-        eval_file=case.file,
+        eval_file=case.file, workspace=case.workspace,
     )
 
 

@@ -108,6 +108,14 @@ def _evaluator_schema() -> dict[str, Any]:
             "allOf": branches}
 
 
+def workspace_schema() -> dict[str, Any]:
+    """``workspace:`` (template, repos, hooks, retention) of agent targets' cases."""
+    from providers.agents.workspace_spec import WorkspaceSpec
+    body = WorkspaceSpec.model_json_schema()
+    body["properties"].pop("base_dir", None)
+    return body
+
+
 def eval_schema(sidecar: bool = False) -> dict[str, Any]:
     evaluator = _evaluator_schema()
     evaluators = {"anyOf": [{"type": "string"}, evaluator, {"type": "array", "items": evaluator}]}
@@ -126,7 +134,8 @@ def eval_schema(sidecar: bool = False) -> dict[str, Any]:
                            "expected_messages": messages, "expected_output": messages,
                            "conversation_id": TEXT, "execution": execution,
                            "evaluators": evaluators, "rubrics": {"type": "array"},
-                           "trials": TRIALS, "metadata": {"type": "object"}}}
+                           "trials": TRIALS, "metadata": {"type": "object"},
+                           "workspace": workspace_schema()}}
     schema: dict[str, Any] = {
         "$schema": DRAFT, "$id": EVAL_SCHEMA + ("-sidecar" if sidecar else ""),
         "title": "agentv eval file" + (" (JSONL sidecar)" if sidecar else ""),
@@ -135,7 +144,7 @@ def eval_schema(sidecar: bool = False) -> dict[str, Any]:
                        "dataset": TEXT, "target": {"type": "string"}, "execution": execution,
                        "trials": TRIALS, "evaluators": evaluators, "evaluator": evaluators,
                        "evalcases": {"type": "array", "items": case},
-                       "metadata": {"type": "object"}}}
+                       "metadata": {"type": "object"}, "workspace": workspace_schema()}}
     if not sidecar:
         schema["required"] = ["evalcases"]
     return schema
