@@ -1,7 +1,7 @@
 """The agent-CLI base: what codex, claude, copilot and pi targets share.
 
-A subclass says what its program is (``program``, ``default_executable``, ``install_hint``,
-the ``.env`` names it reads, its presets) and implements three hooks: ``flags`` (argv after
+A subclass says what its program is (``facts``, ``program``, ``install_hint``, the ``.env``
+names it reads, its presets) and implements three hooks: ``flags`` (argv after
 the executable, the target's ``args`` where the program wants them), ``program_env``
 (credentials and config: only ever through the child's environment, never argv) and
 ``parse`` (its event stream → ``AgentRun``). The base does the rest: settings, executable

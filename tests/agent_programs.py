@@ -1,0 +1,65 @@
+"""The real agent programs the agent tests drive (installed by .ci/install.d/35-agent-clis.sh,
+found through ``tests.conftest.real_tool``), each pointed at the loopback model API of
+``tests/fakes/agent_api_stub.py`` with a key that only its environment carries.
+
+``build(program, url, tmp_path, **settings)`` makes the checked provider; ``HOME`` is a
+folder of the test session (the programs write their config and caches there: Copilot
+unpacks itself into ``~/.cache`` on its first run); ``left_in(path)`` lists processes still
+running in a folder (after a timeout there must be none).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from providers.base import Target
+from tests.conftest import real_tool
+
+KEY = "sk-agentv-test-SECRET-7f3a9c"
+PROGRAMS = ("claude", "copilot", "pi")
+SHELL_TOOL = {"claude": "Bash", "copilot": "bash", "pi": "bash"}
+
+
+def settings(program: str, url: str) -> dict[str, Any]:
+    if program == "claude":
+        return {"model": "claude-stub", "base_url": url, "api_key": KEY,
+                "allowed_tools": ["Bash"]}
+    if program == "copilot":
+        return {"model": "gpt-stub", "subprovider": "openai", "base_url": f"{url}/v1",
+                "api_key": KEY, "api_format": "completions"}
+    return {"model": "gpt-stub", "base_url": f"{url}/v1", "api_key": KEY}
+
+
+def provider_class(program: str):
+    from providers.agents.claude import ClaudeProvider
+    from providers.agents.copilot import CopilotProvider
+    from providers.agents.pi import PiProvider
+    return {"claude": ClaudeProvider, "copilot": CopilotProvider, "pi": PiProvider}[program]
+
+
+def build(program: str, url: str, tmp_path: Path, **extra: Any):
+    cls = provider_class(program)
+    target = Target(program, cls.kind, {"executable": real_tool(program),
+                                        "log_dir": str(tmp_path / "logs"),
+                                        **settings(program, url), **extra},
+                    where="targets.yaml:3", base_dir=str(tmp_path))
+    provider = cls(target)
+    provider.check()
+    return provider
+
+
+def left_in(folder: str | Path) -> list[str]:
+    """Command lines of processes whose working directory is inside ``folder``."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cwd = os.readlink(proc / "cwd")
+            args = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if cwd == str(folder) or cwd.startswith(f"{folder}/"):
+            found.append(args)
+    return found

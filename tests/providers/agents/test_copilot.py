@@ -1,0 +1,59 @@
+"""provider: copilot-cli against the real GitHub Copilot CLI 1.0.102 (bring-your-own OpenAI
+provider on loopback): presets map to permission flags the installed version accepts,
+read-only denies the shell, tokens come from its usage file, the provider settings reach it
+only as COPILOT_PROVIDER_* variables (offline mode on), and settings are checked."""
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from providers.agents.copilot import PRESETS, CopilotSettings
+from providers.base import ConfigError, Request
+from providers.base_settings import parse_settings
+from tests.agent_programs import KEY, build
+from tests.fakes import agent_api_stub
+
+
+@pytest.fixture
+def stub(tmp_path_factory, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path_factory.getbasetemp() / "agent-home"))
+    url, server = agent_api_stub.start()
+    yield url, server
+    server.stop()
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_every_preset_is_accepted_by_the_real_program(stub, tmp_path, preset):
+    p = build("copilot", stub[0], tmp_path, approval_preset=preset)
+    assert asyncio.run(p.invoke(Request("p", "hello"))).text == "echo: hello"
+
+
+def test_read_only_denies_the_shell(stub, tmp_path):
+    p = build("copilot", stub[0], tmp_path, approval_preset="read-only")
+    r = asyncio.run(p.invoke(Request("ro", "RUN: touch made-it")))
+    call = next(e for e in r.trace if e.type == "tool_call")
+    assert not call.ok and call.extra["denied"] == "denied" and r.file_changes == ""
+
+
+def test_provider_settings_become_its_environment_only(stub, tmp_path):
+    p = build("copilot", stub[0], tmp_path, api_version="2024-10-21")
+    env = p.program_env(None)
+    assert env["COPILOT_PROVIDER_API_KEY"] == KEY and env["COPILOT_OFFLINE"] == "true"
+    assert env["COPILOT_PROVIDER_WIRE_API"] == "completions"
+    assert env["COPILOT_PROVIDER_AZURE_API_VERSION"] == "2024-10-21"
+
+
+def test_system_prompt_leads_the_prompt(stub, tmp_path):
+    p = build("copilot", stub[0], tmp_path, system_prompt="Be brief.")
+    r = asyncio.run(p.invoke(Request("sys", "hello")))
+    assert r.text == "echo: Be brief."
+
+
+@pytest.mark.parametrize("raw, field", [({"subprovider": "bedrock"}, "subprovider"),
+                                        ({"api_format": "grpc"}, "api_format"),
+                                        ({"approval_preset": "yolo"}, "approval_preset")])
+def test_bad_settings_name_the_field(raw, field):
+    with pytest.raises(ConfigError) as err:
+        parse_settings(CopilotSettings, raw, where="targets.yaml:4")
+    assert err.value.field == field
