@@ -1,0 +1,97 @@
+"""One ``agentv eval`` run (subprocess, real Prefect server) of Claude Code, Copilot CLI, pi
+and Codex — the real programs — each against its loopback model API, on the same suite: a
+workspace template, the case's attached file mirrored in, an answer read from that file, a
+shell tool call that edits a template file. Records carry the answer, the trace summary,
+the diff of the workspace (checked by ``file_changes``), and never the keys."""
+from __future__ import annotations
+
+import json
+
+import yaml
+
+from tests.agent_programs import KEY, SHELL_TOOL
+from tests.conftest import real_tool
+from tests.fakes import agent_api_stub, responses_stub
+
+TOOL = {**SHELL_TOOL, "codex": "command_execution"}
+KINDS = {"claude": "claude", "copilot": "copilot-cli", "pi": "pi-coding-agent",
+         "codex": "codex"}
+
+
+def targets(url: str) -> list[dict]:
+    common = {"timeout_seconds": 120, "api_key": "${{ AGENT_STUB_KEY }}"}
+    return [
+        {"name": "claude", "provider": "claude", "executable": real_tool("claude"),
+         "model": "claude-stub", "base_url": url, "allowed_tools": ["Bash"], **common},
+        {"name": "copilot", "provider": "copilot-cli", "executable": real_tool("copilot"),
+         "model": "gpt-stub", "subprovider": "openai", "base_url": f"{url}/v1", **common},
+        {"name": "pi", "provider": "pi-coding-agent", "executable": real_tool("pi"),
+         "model": "gpt-stub", "base_url": f"{url}/v1", **common},
+        {"name": "codex", "provider": "codex", "executable": real_tool("codex"),
+         "approval_preset": "full-access", "timeout_seconds": 120}]
+
+
+def suite(program: str) -> dict:
+    edit = {"execution": {"evaluators": [
+        {"name": "shell", "type": "tool_called", "tool": TOOL[program]},
+        {"name": "ok", "type": "all_tools_succeeded"},
+        {"name": "one", "type": "tool_call_count", "tool": TOOL[program], "min": 1, "max": 1},
+        {"name": "diff", "type": "file_changes", "edited": ["hello.txt"], "only_listed": True,
+         "contains": ["+changed"]}]}}
+    facts = {"type": "file", "value": "data/facts.md"}
+    return {"$schema": "agentv-eval-v2", "target": program,
+            "workspace": {"template": "template"},
+            "evalcases": [
+                {"id": f"{program}-answer", "expected_outcome": "The answer is 42",
+                 "input": [{"role": "user", "content": [
+                     {"type": "text", "value": "What is the answer?"}, facts]}],
+                 "execution": {"evaluators": [{"name": "42", "type": "contains",
+                                               "value": "42"}]}},
+                {"id": f"{program}-edit", "input": [{"role": "user", "content": [
+                    {"type": "text", "value": "RUN: sleep 0.5; cat data/facts.md; "
+                                              "echo changed >> hello.txt"}, facts]}],
+                 **edit}]}
+
+
+def test_claude_copilot_pi_and_codex_in_one_run(cli, tmp_path, tmp_path_factory):
+    url, stub = agent_api_stub.start()
+    codex_url, codex_stub = responses_stub.start()
+    codex_home = tmp_path / "codex-home"
+    codex_home.mkdir()
+    (codex_home / "config.toml").write_text(
+        'model = "stub-model"\nmodel_provider = "stub"\n[model_providers.stub]\n'
+        f'name = "stub"\nbase_url = "{codex_url}"\nenv_key = "AGENT_STUB_KEY"\n'
+        'wire_api = "responses"\nrequest_max_retries = 0\nstream_max_retries = 0\n')
+    (tmp_path / "template").mkdir()
+    (tmp_path / "template" / "hello.txt").write_text("hello\n")
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "facts.md").write_text("ANSWER: 42\n")
+    (tmp_path / "targets.yaml").write_text(yaml.safe_dump(
+        {"$schema": "agentv-targets-v2", "targets": targets(url)}, sort_keys=False))
+    files = []
+    for program in KINDS:
+        files.append(tmp_path / f"{program}.yaml")
+        files[-1].write_text(yaml.safe_dump(suite(program), sort_keys=False))
+    out = tmp_path / "results.jsonl"
+    env = {"HOME": str(tmp_path_factory.getbasetemp() / "agent-home"),
+           "CODEX_HOME": str(codex_home), "AGENT_STUB_KEY": KEY}
+    try:
+        proc = cli("eval", *map(str, files), "--out", str(out), "--workers", "4",
+                   "--include-trace", cwd=tmp_path, env=env, timeout=600)
+    finally:
+        stub.stop()
+        codex_stub.stop()
+    assert proc.returncode == 0, proc.stderr
+    recs = {r["eval_id"]: r for r in map(json.loads, out.read_text().splitlines())}
+    assert len(recs) == 8
+    for program in KINDS:
+        answer, edit = recs[f"{program}-answer"], recs[f"{program}-edit"]
+        assert answer["candidate_answer"] == "The answer is 42", answer
+        assert answer["score"] == 1.0 and answer["file_changes"] == ""
+        assert edit["score"] == 1.0, edit["evaluator_results"]
+        assert edit["trace_summary"]["tool_calls_by_name"] == {TOOL[program]: 1}
+        assert "ANSWER: 42" in edit["candidate_answer"]  # the mirrored file, read by the tool
+        assert "+++ b/hello.txt" in edit["file_changes"]
+        assert "workspace_path" not in edit  # passed: removed
+    written = out.read_text() + proc.stdout + proc.stderr
+    assert KEY not in written
