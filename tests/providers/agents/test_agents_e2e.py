@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -150,7 +151,11 @@ def test_codex_and_vscode_targets_end_to_end(cli, tmp_path):
     assert codex["agent_provider_request"]["guideline_paths"][0].endswith("guide.instructions.md")
     sent = [i for i in stub.requests[0]["input"] if i.get("role") == "user"][-1]["content"]
     dumped = json.loads(next(dumps.glob("codex_real-case__codex_real_*.json")).read_text())
-    assert dumped["agent_prompt"] == "".join(c.get("text", "") for c in sent)
+    received = "".join(c.get("text", "") for c in sent)
+    # the dump links the case's own files; codex got links to their copies in its workspace
+    # (at the same path relative to the eval file's folder)
+    workspace = re.search(r"file://(/[^)]*/workspace)/", received).group(1)
+    assert dumped["agent_prompt"].replace(tmp_path.as_uri(), f"file://{workspace}") == received
     assert "— token `sha256:" in dumped["agent_prompt"]
     copilot = recs["copilot-case"]
     assert copilot["candidate_answer"] == "tokens ok (2 files); The answer is 42"
