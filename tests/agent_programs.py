@@ -2,14 +2,16 @@
 found through ``tests.conftest.real_tool``), each pointed at the loopback model API of
 ``tests/fakes/agent_api_stub.py`` with a key that only its environment carries.
 
-``build(program, url, tmp_path, **settings)`` makes the checked provider; ``HOME`` is a
-folder of the test session (the programs write their config and caches there: Copilot
-unpacks itself into ``~/.cache`` on its first run); ``left_in(path)`` lists processes still
-running in a folder (after a timeout there must be none).
+``build(program, url, tmp_path, **settings)`` makes the checked provider; ``isolate``
+gives a test its own temporary folder (workspaces kept after a failed case land there, not
+in /tmp) and a ``HOME`` shared by the test session (the programs write their config and
+caches there: Copilot unpacks itself into ``~/.cache`` on its first run); ``left_in(path)``
+lists processes still running in a folder (after a timeout there must be none).
 """
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +49,12 @@ def build(program: str, url: str, tmp_path: Path, **extra: Any):
     provider = cls(target)
     provider.check()
     return provider
+
+
+def isolate(monkeypatch, tmp_path: Path, tmp_path_factory) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path_factory.getbasetemp() / "agent-home"))
+    (tmp_path / "tmp").mkdir(exist_ok=True)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
 
 
 def left_in(folder: str | Path) -> list[str]:

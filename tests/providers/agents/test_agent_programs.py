@@ -18,15 +18,15 @@ import pytest
 from providers import secrets
 from providers.base import ProviderError, ProviderTimeout, Request
 from providers.trace import summarize
-from tests.agent_programs import KEY, PROGRAMS, SHELL_TOOL, build, left_in
+from tests.agent_programs import KEY, PROGRAMS, SHELL_TOOL, build, isolate, left_in
 from tests.fakes import agent_api_stub
 
 pytestmark = pytest.mark.parametrize("program", PROGRAMS)
 
 
 @pytest.fixture
-def stub(tmp_path_factory, monkeypatch):
-    monkeypatch.setenv("HOME", str(tmp_path_factory.getbasetemp() / "agent-home"))
+def stub(tmp_path_factory, monkeypatch, tmp_path):
+    isolate(monkeypatch, tmp_path, tmp_path_factory)
     secrets.add([KEY])
     url, server = agent_api_stub.start()
     yield url, server

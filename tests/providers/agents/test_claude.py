@@ -12,13 +12,13 @@ import pytest
 from providers.agents.claude import PRESETS, ClaudeProvider, ClaudeSettings
 from providers.base import ConfigError, Request, Target
 from providers.base_settings import parse_settings
-from tests.agent_programs import build
+from tests.agent_programs import build, isolate
 from tests.fakes import agent_api_stub
 
 
 @pytest.fixture
-def stub(tmp_path_factory, monkeypatch):
-    monkeypatch.setenv("HOME", str(tmp_path_factory.getbasetemp() / "agent-home"))
+def stub(tmp_path_factory, monkeypatch, tmp_path):
+    isolate(monkeypatch, tmp_path, tmp_path_factory)
     url, server = agent_api_stub.start()
     yield url, server
     server.stop()

@@ -11,6 +11,7 @@ import hashlib
 import json
 import re
 import subprocess
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -42,6 +43,8 @@ def codex_home(tmp_path, stub, monkeypatch) -> Path:
         f'base_url = "{stub[0]}"\nenv_key = "STUB_API_KEY"\nwire_api = "responses"\n'
         "request_max_retries = 0\nstream_max_retries = 0\n")
     monkeypatch.setenv("CODEX_HOME", str(home))
+    (tmp_path / "tmp").mkdir()  # workspaces, kept ones too, stay in the test's folder
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
     monkeypatch.setenv("STUB_API_KEY", "stub-key")
     return home
 
@@ -86,7 +89,7 @@ def test_normal_turn_prompt_preread_usage_and_no_rollouts(codex_home, stub, tmp_
     copy = workspace / "_files" / "facts.md"
     assert f"* [facts.md]({copy.as_uri()}) — token `sha256:{token}`" in prompt
     assert prompt.endswith("[[ ## user_query ## ]]\nWhat is the answer?")
-    assert not workspace.exists()  # removed after a successful case
+    assert not workspace.exists() and workspace.is_relative_to(tmp_path)  # removed
     summary = summarize(r.trace)
     assert summary["llm_call_count"] == 1 and summary["error_count"] == 0  # warnings ≠ errors
     assert (r.usage.input_tokens, r.usage.output_tokens) == (100, 10)

@@ -14,13 +14,13 @@ import pytest
 from providers.agents.pi import KEY_ENV, PRESETS, PiSettings, key_variable
 from providers.base import ConfigError, ProviderError, Request
 from providers.base_settings import parse_settings
-from tests.agent_programs import KEY, build
+from tests.agent_programs import KEY, build, isolate
 from tests.fakes import agent_api_stub
 
 
 @pytest.fixture
-def stub(tmp_path_factory, monkeypatch):
-    monkeypatch.setenv("HOME", str(tmp_path_factory.getbasetemp() / "agent-home"))
+def stub(tmp_path_factory, monkeypatch, tmp_path):
+    isolate(monkeypatch, tmp_path, tmp_path_factory)
     url, server = agent_api_stub.start()
     yield url, server
     server.stop()

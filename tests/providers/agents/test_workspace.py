@@ -27,6 +27,12 @@ def git(*args: str, cwd: Path) -> str:
                           check=True, capture_output=True, text=True).stdout.strip()
 
 
+@pytest.fixture(autouse=True)
+def private_tmp(monkeypatch, tmp_path_factory):
+    """Workspaces (kept ones too) in the test's own temporary folder."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path_factory.mktemp("tmp")))
+
+
 @pytest.fixture
 def suite(tmp_path) -> Path:
     (tmp_path / "tpl" / "src").mkdir(parents=True)
