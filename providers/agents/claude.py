@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 from typing import Any, ClassVar
 
-from pydantic import model_validator
+from pydantic import field_validator
 
 from providers.agents.agent_cli import AgentCliProvider
 from providers.agents.agent_settings import AgentCliSettings
@@ -42,6 +42,8 @@ BASE_FLAGS = ["-p", "--output-format", "stream-json", "--verbose", "--no-session
 QUIET_ENV = {"DISABLE_TELEMETRY": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
              "DISABLE_AUTOUPDATER": "1"}
 ROOT_REFUSES = "full-access"  # --dangerously-skip-permissions / bypassPermissions as root
+ROOT_MESSAGE = ("refused by Claude Code 2.1.328 when run as root (bypassPermissions, "
+                "--dangerously-skip-permissions); use approval_preset auto or allowed_tools")
 
 
 def _root() -> bool:
@@ -63,13 +65,12 @@ class ClaudeSettings(AgentCliSettings):
     disallowed_tools: list[str] | str | None = setting_field("disallowed_tools",
                                                              "disallowedTools")
 
-    @model_validator(mode="after")
-    def _root_refuses(self) -> "ClaudeSettings":
-        if _root() and (self.approval_preset == ROOT_REFUSES or self.bypass_permissions):
-            raise ValueError("Claude Code 2.1.328 refuses bypassPermissions "
-                             "(--dangerously-skip-permissions) when run as root; use "
-                             "approval_preset auto or allowed_tools")
-        return self
+    @field_validator("approval_preset", "bypass_permissions")
+    @classmethod
+    def _root_refuses(cls, value: Any) -> Any:
+        if _root() and value in (ROOT_REFUSES, True):
+            raise ValueError(ROOT_MESSAGE)
+        return value
 
 
 def _tools(value: Any) -> str | None:
@@ -96,9 +97,7 @@ class ClaudeProvider(AgentCliProvider):
         if s("bypass_permissions") is True and self.preset is None:
             self.preset = "full-access"
         if self.preset == ROOT_REFUSES and _root():
-            raise ConfigError("Claude Code 2.1.328 refuses bypassPermissions when run as root; "
-                              "use approval_preset auto or allowed_tools", target.where,
-                              "approval_preset")
+            raise ConfigError(ROOT_MESSAGE, target.where, "approval_preset")
         self.base_url, self.api_key = s("base_url", "endpoint"), s("api_key")
         self.bearer_token = s("bearer_token")
         self.max_turns, self.max_budget = s("max_turns"), s("max_budget_usd")

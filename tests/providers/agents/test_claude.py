@@ -52,11 +52,12 @@ def test_system_prompt_is_appended_to_claude_codes_own(stub, tmp_path):
 @pytest.mark.parametrize("raw", [{"approval_preset": "full-access"},
                                  {"bypass_permissions": True}])
 def test_bypass_as_root_is_a_configuration_error(raw):
-    with pytest.raises(ConfigError, match="refuses bypassPermissions"):
+    with pytest.raises(ConfigError, match="refused by Claude Code 2.1.328 when run as root"):
         ClaudeProvider(Target("c", "claude", raw, where="targets.yaml:4"))
     with pytest.raises(ConfigError) as err:
         parse_settings(ClaudeSettings, raw, where="targets.yaml:4")
-    assert "refuses bypassPermissions" in str(err.value)
+    assert "refused by Claude Code 2.1.328 when run as root" in str(err.value)
+    assert err.value.field == next(iter(raw))
 
 
 @pytest.mark.parametrize("raw, field", [({"approval_preset": "yolo"}, "approval_preset"),
