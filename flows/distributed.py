@@ -9,8 +9,9 @@ and cancel what still runs after the same grace period.
 
 A worker rebuilds its jobs and runtimes itself (``RemoteJobs``): an eval run from its
 options (eval files, targets and .env at the same absolute paths on the workers; secrets
-resolved from the worker's environment, never shipped; a per-process cache of at most
-``PLAN_CACHE`` plans keyed by the options), a typed-API run from its cases as shipped.
+resolved from the worker's environment, never shipped; the plan built once per worker and
+run, held by the run's worker plugin: flows/worker_plans.py), a typed-API run from its cases
+as shipped.
 """
 from __future__ import annotations
 
@@ -21,7 +22,6 @@ import uuid
 from dataclasses import asdict
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
-from functools import lru_cache
 from typing import Any, AsyncIterator, Callable, Protocol
 
 from prefect import task
@@ -31,15 +31,12 @@ from flows.scrubbed import PERSIST, scrub_errors
 from flows.artifacts.batches import publish_batch_table
 from flows.session import RunSession
 from providers import secrets
-from providers.secrets import SecretRegistry
 from tasks.plan.expand import Job
 from tasks.engine.jobs import JobRunner, RunControl
-from tasks.plan.plan import EvalOptions, Plan, build_plan
 from tasks.load.redact import redact_obj
 from tasks.engine.case_runner import RunOptions, TargetRuntime
 from tasks.engine.runtime import build_runtimes, close_runtimes
 
-PLAN_CACHE = 4
 STOP_POLL_S = 0.25
 
 __all__ = ["run_on_dask"]
@@ -52,23 +49,18 @@ class RemoteJobs(Protocol):
 
 
 class PlanPart:
-    """Jobs of an eval run by their position in the plan the worker rebuilds."""
+    """Jobs of an eval run by their position in the plan the worker rebuilds (once per run:
+    held by the run's worker plugin ``plans``, flows/worker_plans.py)."""
 
-    def __init__(self, options: dict[str, Any], positions: list[int]):
-        self.options, self.positions = options, positions
+    def __init__(self, options: dict[str, Any], positions: list[int], plans: str):
+        self.options, self.positions, self.plans = options, positions, plans
 
     def load(self) -> tuple[list[Job], dict[str, TargetRuntime]]:
-        plan, found = worker_plan(json.dumps(self.options, sort_keys=True, default=str))
+        from flows.worker_plans import worker_plan
+        options = json.dumps(self.options, sort_keys=True, default=str)
+        plan, found = worker_plan(self.plans, options)
         secrets.active().merge(found)  # the batch's records and errors scrub with them
         return [plan.jobs[i] for i in self.positions], build_runtimes(plan)
-
-
-@lru_cache(maxsize=PLAN_CACHE)
-def worker_plan(options_json: str) -> tuple[Plan, SecretRegistry]:
-    """A worker's plan of a run (loading the suites once per run, not once per batch) and
-    the secrets its loading found (every batch of the run scrubs with them)."""
-    with secrets.scope(SecretRegistry()) as found:
-        return build_plan(EvalOptions(**json.loads(options_json))), found
 
 
 def remote_options(options: dict[str, Any]) -> dict[str, Any]:
@@ -227,11 +219,16 @@ def _close_cluster_state(client: Any, limits: DaskLimits, event: Any) -> None:
         pass
 
 
-def plan_parts(session: RunSession) -> Callable[[list[Job]], RemoteJobs]:
-    """An eval run's batches by position in the plan (jobs keyed by their case key)."""
+async def plan_parts(session: RunSession) -> Callable[[list[Job]], RemoteJobs]:
+    """An eval run's batches by position in the plan (jobs keyed by their case key); the
+    workers hold the run's plans until the session closes."""
+    from flows.worker_plans import register_plans, unregister_plans
+    client = _task_runner_client()
+    plans = await asyncio.to_thread(register_plans, client)
+    session.on_close(lambda: asyncio.to_thread(unregister_plans, client, plans))
     position = {job.key: i for i, job in enumerate(session.plan.jobs)}
     options = remote_options(asdict(session.plan.options))
-    return lambda jobs: PlanPart(options, [position[job.key] for job in jobs])
+    return lambda jobs: PlanPart(options, [position[job.key] for job in jobs], plans)
 
 
 class ShippedJobs:

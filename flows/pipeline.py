@@ -90,7 +90,7 @@ async def run_cases(session: RunSession, remote: Callable[[list[Job]], Any] | No
     opts = session.plan.options
     if opts.task_runner == "dask":
         from flows.distributed import plan_parts, run_on_dask
-        await run_on_dask(session, labelled, remote or plan_parts(session))
+        await run_on_dask(session, labelled, remote or await plan_parts(session))
     elif opts.prefect_tasks == "case":
         await _run_case_tasks(session, labelled)
     else:

@@ -154,12 +154,16 @@ def test_under_dask_workers_bound_the_whole_run(prefect_api, tmp_path):
     try:
         paths = _stub_suite(tmp_path, base_url, files=1, cases=40)
         with LocalCluster(n_workers=2, threads_per_worker=2, processes=False, protocol="tcp",
-                          dashboard_address=None) as cluster, Client(cluster):
+                          dashboard_address=None) as cluster, Client(cluster) as client:
             out = tmp_path / "dask.jsonl"
             proc = run_cli("eval", *paths, "--workers", "3", "--out", str(out),
                            "--task-runner", "dask", "--dask-address", cluster.scheduler_address,
                            timeout=240)
+            # the run's plans left the workers with the run (flows/worker_plans.py)
+            held = client.run(lambda dask_worker: [name for name in dask_worker.plugins
+                                                   if name.startswith("agentv-plans")])
         assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert held and not any(held.values()), held
         assert len(out.read_text().splitlines()) == 40
         assert 2 <= stub.max_inflight <= 3, stub.max_inflight
     finally:
