@@ -87,6 +87,7 @@ class EvaluatorResult:
     warnings: list[str] = field(default_factory=list)
     children: list["EvaluatorResult"] | None = None  # members of composite/all_of/any_of
     judge_call: dict[str, Any] | None = None  # judge attempts/asks/waits when not just one
+    assertions: list[dict[str, Any]] | None = None  # AgentV 4.x's [{text, passed, evidence?}]
 
     def __post_init__(self) -> None:
         if not _finite(self.score):  # the one guard every evaluator's score passes through

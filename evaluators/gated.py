@@ -1,0 +1,58 @@
+"""One AgentV 4.x assertion: any evaluator under the assertion's own `name`, `type`,
+`weight`, ``required`` (true: the case's threshold; a number: that minimum), ``min_score`` and
+``negate`` — its result is recorded with the 4.x name and type (``llm-grader`` for rubrics, as
+AgentV records them).
+
+``negate`` turns the score into 1 − score and swaps pass and fail (AgentV's ``negateScore``);
+``required`` and ``min_score`` are read by the case's scoring (``evaluators.outcome4``): a
+required assertion below its minimum makes the case's score 0.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from evaluators.base import EvalContext, Evaluator, EvaluatorResult, run_evaluator
+
+_SWAPPED = {"pass": "fail", "fail": "pass"}
+
+
+class Gated(Evaluator):
+    """An evaluator with AgentV 4.x's `required`, `min_score` and `negate`."""
+    kind = "gated"
+    inner: Any
+    required: bool | float | None = None
+    min_score: float | None = Field(default=None, ge=0, le=1)
+    negate: bool = False
+    implicit: bool = False  # the llm-grader AgentV adds to a test with criteria only
+
+    @property
+    def label(self) -> str:
+        return self.name or self.inner.label
+
+    def minimum(self, threshold: float) -> float | None:
+        """The score this assertion must reach, or None when it is not required (AgentV:
+        ``min_score`` ?? a numeric ``required`` ?? the case's threshold)."""
+        if not self.required:
+            return None
+        if self.min_score is not None:
+            return self.min_score
+        if self.required is True:
+            return threshold
+        return float(self.required)
+
+    async def evaluate(self, ctx: EvalContext) -> EvaluatorResult:
+        result = await run_evaluator(self.inner, ctx)
+        result.name, result.type, result.weight = self.label, self.type or result.type, self.weight
+        if not self.negate:
+            return result
+        result.score = 1.0 - result.score
+        result.verdict = _SWAPPED.get(result.verdict, result.verdict)
+        result.hits, result.misses = result.misses, result.hits
+        if result.assertions is not None:
+            result.assertions = [{**a, "passed": not a.get("passed"),
+                                  **({"evidence": f"[Negated] {a['evidence']}"}
+                                     if a.get("evidence") else {})}
+                                 for a in result.assertions]
+        return result

@@ -1,0 +1,56 @@
+"""AgentV 4.x's text assertions: scores, verdicts and assertion texts as AgentV 4.42.4 gives
+them (graders/assertions.ts); the differential tests check the same against the real program."""
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from evaluators.base import EvalContext
+from evaluators.text_assertions import (Contains, ContainsAll, ContainsAny, EndsWith, Equals,
+                                        Icontains, IcontainsAll, IcontainsAny, IsJson, Regex,
+                                        StartsWith, js_regex)
+
+
+def run(evaluator, answer: str):
+    ctx = EvalContext(eval_id="t", question="q", candidate_answer=answer)
+    return asyncio.run(evaluator.evaluate(ctx))
+
+
+@pytest.mark.parametrize("evaluator, answer, passed, text", [
+    (Contains(value="Hello"), "Hello world", True, 'Output contains "Hello"'),
+    (Contains(value="hello"), "Hello world", False, 'Output does not contain "hello"'),
+    (Contains(value=4), "2+2=4", True, 'Output contains "4"'),
+    (Icontains(value="WORLD"), "Hello world", True,
+     'Output contains "WORLD" (case-insensitive)'),
+    (ContainsAny(value=["kiwi", "world"]), "Hello world", True, 'Output contains "world"'),
+    (ContainsAny(value=["kiwi", "mango"]), "Hello", False,
+     'Output does not contain any of: "kiwi", "mango"'),
+    (ContainsAll(value=["Hello", "kiwi"]), "Hello world", False, 'Output missing: "kiwi"'),
+    (ContainsAll(value=["Hello", "world"]), "Hello world", True,
+     "Output contains all 2 expected strings"),
+    (IcontainsAny(value=["HELLO"]), "hello", True, 'Output contains "HELLO" (case-insensitive)'),
+    (IcontainsAll(value=["A", "z"]), "abc", False, 'Output missing (case-insensitive): "z"'),
+    (StartsWith(value=" Hello"), "  Hello world ", True, 'Output starts with " Hello"'),
+    (EndsWith(value="world"), "Hello world\n", True, 'Output ends with "world"'),
+    (Equals(value="4"), " 4\n", True, 'Output equals "4"'),
+    (Equals(value="4"), "four", False, 'Output does not equal "4"'),
+    (Regex(value=r"\d+"), "abc 12", True, r"Output matches pattern /\d+/"),
+    (Regex(value="HELLO", flags="i"), "hello", True,
+     "Output matches pattern /HELLO/i (flags: i)"),
+    (IsJson(), '{"a": 1}', True, "Output is valid JSON"),
+    (IsJson(), "NaN", False, "Output is not valid JSON"),
+    (IsJson(), "not json", False, "Output is not valid JSON"),
+])
+def test_scores_and_texts(evaluator, answer, passed, text):
+    result = run(evaluator, answer)
+    assert (result.score, result.verdict) == ((1.0, "pass") if passed else (0.0, "fail"))
+    assert result.assertions == [{"text": text, "passed": passed}]
+
+
+def test_javascript_regex_named_groups_and_bad_flags():
+    assert js_regex(r"(?<year>\d{4})").search("in 2024").group("year") == "2024"
+    with pytest.raises(ValueError, match="flag"):
+        js_regex("a", "x")
+    with pytest.raises(ValueError, match="regular expression"):
+        Regex(value="(unclosed")
