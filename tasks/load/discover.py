@@ -79,8 +79,9 @@ def find_upward(start: Path, names: tuple[str, ...]) -> Path | None:
 
 def _looks_like_eval(path: Path) -> bool:
     """Eval YAML, or a JSONL dataset — not a results file, not a sidecar."""
-    if path.suffix == ".jsonl":
-        return not _is_results(path)
+    from tasks.load.generation import has_v4_name, is_v4_tests_file, looks_v4_text
+    if path.suffix == ".jsonl":  # a 4.x tests file runs through the suite naming it
+        return not _is_results(path) and not is_v4_tests_file(path)
     if path.name in NOT_EVAL_NAMES or path.parent.name == ".agentv":
         return False
     if any(path.with_suffix(s).is_file() for s in (".jsonl",)):
@@ -89,7 +90,10 @@ def _looks_like_eval(path: Path) -> bool:
         head = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return False
-    return "evalcases" in head or "agentv-eval-v2" in head
+    if "evalcases" in head or "agentv-eval-v2" in head:
+        return True
+    # AgentV 4.x: *.eval.yaml / eval.yaml / EVAL.yaml, or under evals/, with a `tests:` key
+    return looks_v4_text(head) and (has_v4_name(path) or path.parent.name == "evals")
 
 
 def _is_results(path: Path) -> bool:
@@ -101,7 +105,8 @@ def _is_results(path: Path) -> bool:
             first = fh.readline(65536)
     except OSError:
         return False
-    return '"candidate_answer"' in first or '"case_key"' in first
+    return ('"candidate_answer"' in first or '"case_key"' in first
+            or '"execution_status"' in first)  # AgentV 4.x's index.jsonl
 
 
 def expand_eval_paths(args: list[str]) -> list[Path]:

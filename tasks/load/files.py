@@ -1,22 +1,23 @@
-"""Eval files (agentv-eval-v2 YAML, JSONL datasets + sidecar) → ``EvalSuite`` of ``EvalCase``s.
+"""Eval files (agentv-eval-v2 YAML, JSONL datasets + sidecar) → ``EvalSuite`` of ``EvalCase``s;
+AgentV 4.x files (``tests:``) are lowered into the same by ``tasks.load.agentv4``.
 
 Unknown keys produce warnings naming file:line; wrong types, missing required keys,
 duplicate ids and missing referenced files are ``ConfigError``s naming file:line and field.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 from evaluators.base import Evaluator
 from evaluators.registry import build_evaluators
-from providers.agents.workspace_spec import WorkspaceSpec, parse_workspace
+from providers.agents.workspace_spec import parse_workspace
 from providers.errors import ConfigError
 from tasks.load.case_store import CaseRef, CaseStore, LazyCases, Packed, pack, unpack
-from tasks.load.gates import Gates, parse_gates
-from tasks.load.messages import Message, guideline_patterns, parse_messages
+from tasks.load.eval_case import EvalCase, EvalSuite  # noqa: F401 - part of this module's API
+from tasks.load.gates import parse_gates
+from tasks.load.messages import guideline_patterns, parse_messages
 from tasks.load.jsonl import EVAL_SCHEMA, load_jsonl
 from tasks.load.yamlsrc import LineDict, LineList, load_yaml_file
 
@@ -28,46 +29,6 @@ CASE_KEYS = {"id", "expected_outcome", "outcome", "input_messages", "input", "ex
 EXECUTION_KEYS = {"target", "evaluators", "trials", "fail_under", "min_pass_rate",
                   "fail_on_error"}
 MAX_TRIALS = 1000
-
-
-@dataclass
-class EvalCase:
-    id: str
-    file: str
-    line: int
-    dataset: str
-    expected_outcome: str = ""
-    input_messages: list[Message] = field(default_factory=list)
-    expected_messages: list[Message] = field(default_factory=list)
-    conversation_id: str | None = None
-    target: str | None = None  # case-level execution.target
-    evaluators: list[Evaluator] = field(default_factory=list)
-    rubrics: list[Any] = field(default_factory=list)
-    trials: int | None = None
-    metadata: dict[str, Any] = field(default_factory=dict)
-    workspace: WorkspaceSpec | None = None  # the agent's workspace (the case's or the suite's)
-
-    @property
-    def base_dir(self) -> str:
-        return str(Path(self.file).parent)
-
-    @property
-    def where(self) -> str:
-        return f"{self.file}:{self.line}"
-
-
-@dataclass
-class EvalSuite:
-    path: str
-    description: str = ""
-    dataset: str = ""
-    target: str | None = None
-    trials: int | None = None
-    cases: Sequence[EvalCase] = field(default_factory=list)  # a loaded file's: LazyCases
-    warnings: list[str] = field(default_factory=list)
-    has_schema: bool = True
-    gates: Gates = field(default_factory=Gates)  # execution: fail_under, min_pass_rate, …
-    workspace: WorkspaceSpec | None = None  # suite-level ``workspace:`` (a case's replaces it)
 
 
 def _warn_unknown(obj: dict, allowed: set[str], path: str, what: str, warn) -> None:
@@ -221,6 +182,11 @@ def load_suite(path: str | Path, warn: Callable[[str], None] | None = None) -> E
     else:
         data = load_yaml_file(p, pack)
         lines = None
+    from tasks.load.agentv4.suite import lowered  # AgentV 4.x files: the same plan
+    v4 = lowered(p, data, lines, emit)
+    if v4 is not None:
+        v4.warnings = warnings
+        return v4
     spath = str(p)
     # file-level keys: the JSONL sidecar, if any
     fpath = (data.source if isinstance(data, LineDict) else None) or spath

@@ -24,6 +24,14 @@ def load_jsonl(p: Path) -> tuple[LineDict, list[int]]:
         data = LineDict(data)
     if sidecar:
         data.source = str(sidecar)
+    cases, lines = read_cases(p)
+    data["evalcases"] = cases
+    data.setdefault("$schema", EVAL_SCHEMA)
+    return data, lines
+
+
+def read_cases(p: Path) -> tuple[LineList, list[int]]:
+    """Each non-blank line's JSON object (every value keeping its line) and those lines."""
     cases, lines = LineList(), []
     text = read_text(p)
     for n, line in enumerate(text.splitlines(), 1):
@@ -35,9 +43,8 @@ def load_jsonl(p: Path) -> tuple[LineDict, list[int]]:
                               f"{type(obj).__name__}", f"{p}:{n}")
         cases.append(_at_line(obj, n, f"{p}:{n}"))
         lines.append(n)
-    data["evalcases"] = cases
-    data.setdefault("$schema", EVAL_SCHEMA)
-    return data, lines
+    cases.item_lines = list(lines)
+    return cases, lines
 
 
 def _no_constant(name: str) -> Any:

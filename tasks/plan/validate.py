@@ -66,6 +66,9 @@ def infer_kind(path: Path, data) -> str | None:
         return "config"
     if isinstance(data, dict) and ("evalcases" in data or "cases" in data):
         return "eval"
+    from tasks.load.generation import is_v4_data
+    if is_v4_data(data):  # AgentV 4.x: no $schema, `tests:`
+        return "eval"
     if schema is not None:
         raise ConfigError(f"unknown $schema {schema!r} (expected {EVAL_SCHEMA}, "
                           f"{TARGETS_SCHEMA} or {CONFIG_SCHEMA})",

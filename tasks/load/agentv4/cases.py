@@ -1,0 +1,172 @@
+"""One 4.x test → ``EvalCase``.
+
+``input`` (text, one message or a list of messages) after the suite's ``input`` (unless
+``execution.skip_defaults``); ``input_files`` (the test's, else the suite's) become file blocks
+before a text input; ``criteria`` (``expected_outcome``: deprecated spelling);
+``expected_output`` (text, an object or messages); ``assertions`` (``assert``: deprecated) then
+the suite's assertions (unless ``skip_defaults``); ``rubrics`` (deprecated) in front;
+``execution`` {target, threshold, skip_defaults}; ``vars`` filled into criteria, input,
+input_files and expected_output; ``metadata``; ``conversation_id``. Like AgentV, a test needs
+an id, an input and one of criteria / expected_output / assertions.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from evaluators.base import Evaluator
+from providers.errors import ConfigError
+from tasks.load.agentv4.assertions import AssertionBuilder
+from tasks.load.generation import FORMAT
+from tasks.load.agentv4.templating import interpolate_vars
+from tasks.load.eval_case import EvalCase
+from tasks.load.messages import parse_messages
+from tasks.load.yamlsrc import LineDict
+
+TEST_KEYS = {"id", "input", "input_files", "criteria", "expected_outcome", "expected_output",
+             "assertions", "assert", "rubrics", "execution", "vars", "metadata",
+             "conversation_id", "workspace", "note", "description", "tags"}
+UNSUPPORTED = {"mode": "conversation mode (`mode`/`turns`)", "turns": "conversation mode "
+               "(`mode`/`turns`)", "depends_on": "test dependencies (`depends_on`)"}
+TEST_EXECUTION_KEYS = {"target", "threshold", "skip_defaults", "targets"}
+
+
+@dataclass
+class SuiteDefaults:
+    """What every test of a file inherits."""
+    path: str
+    name: str
+    category: str
+    base_dir: Path
+    patterns: tuple[str, ...]
+    builder: AssertionBuilder
+    input: Any = None
+    input_files: Any = None
+    assertions: list[Evaluator] = field(default_factory=list)
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+def _line(obj: Any, key: str, default: int) -> int:
+    return obj.line_of(key) if isinstance(obj, LineDict) and key in obj else default
+
+
+def parse_test(raw: Any, line: int, suite: SuiteDefaults, warn: Callable[[str], None],
+               where: str | None = None) -> EvalCase:
+    """``where``: the file the test is written in (an external tests file), for errors."""
+    origin = where or suite.path
+    at = f"{origin}:{line}"
+    if not isinstance(raw, dict):
+        raise ConfigError("a test must be a mapping", at)
+    for key in raw:
+        if key in UNSUPPORTED:
+            raise ConfigError(f"{UNSUPPORTED[key]} is not supported by agentv",
+                              f"{origin}:{_line(raw, key, line)}", key)
+        if key not in TEST_KEYS:
+            warn(f"{origin}:{_line(raw, key, line)}: unknown key '{key}' in test (ignored)")
+    test_id = raw.get("id")
+    if not isinstance(test_id, (str, int)) or isinstance(test_id, bool) or str(test_id) == "":
+        raise ConfigError("required field missing or not a string", at, "id")
+    variables = raw.get("vars") if isinstance(raw.get("vars"), dict) else None
+    execution = _execution(raw, origin, line, warn)
+    skip = execution.get("skip_defaults") is True
+    criteria = _criteria(raw, variables, origin, line)
+    inputs = _inputs(raw, variables, suite, skip, origin, line)
+    expected = parse_messages(_expected(interpolate_vars(raw.get("expected_output"), variables)),
+                              suite.base_dir, origin, _line(raw, "expected_output", line),
+                              "expected_output", suite.patterns)
+    builder = suite.builder if origin == suite.path else AssertionBuilder(
+        origin, suite.base_dir, warn)
+    evaluators = _assertions(raw, suite, builder, skip, line)
+    if not (criteria or expected or evaluators or "assertions" in raw):
+        raise ConfigError("a test needs criteria, expected_output or assertions", at, "criteria")
+    own_meta = raw.get("metadata")
+    return EvalCase(
+        id=str(test_id), file=suite.path, line=line, dataset=suite.name,
+        expected_outcome=criteria, input_messages=inputs, expected_messages=expected,
+        conversation_id=str(raw["conversation_id"]) if raw.get("conversation_id") else None,
+        target=_target(execution, origin, line),
+        evaluators=evaluators or [builder.implicit_grader()],
+        metadata={**suite.metadata, **(own_meta if isinstance(own_meta, dict) else {})},
+        format=FORMAT, threshold=_threshold(execution, origin, line), category=suite.category)
+
+
+def _execution(raw: dict, path: str, line: int, warn) -> dict:
+    execution = raw.get("execution") or {}
+    if not isinstance(execution, dict):
+        raise ConfigError("must be a mapping", f"{path}:{_line(raw, 'execution', line)}",
+                          "execution")
+    for key in execution:
+        if key not in TEST_EXECUTION_KEYS:
+            warn(f"{path}:{_line(execution, key, line)}: unknown key '{key}' in execution "
+                 "(ignored)")
+    return execution
+
+
+def _criteria(raw: dict, variables, path: str, line: int) -> str:
+    key = "criteria" if "criteria" in raw else "expected_outcome"
+    value = interpolate_vars(raw.get(key), variables)
+    if value is None:
+        return ""
+    if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+        raise ConfigError("must be text", f"{path}:{_line(raw, key, line)}", key)
+    return str(value)
+
+
+def _inputs(raw: dict, variables, suite: SuiteDefaults, skip: bool, origin: str,
+            line: int) -> list:
+    value = interpolate_vars(raw.get("input"), variables)
+    files = raw.get("input_files") if "input_files" in raw else (
+        None if skip else suite.input_files)
+    files = interpolate_vars(files, variables)
+    if isinstance(files, list) and isinstance(value, str):
+        value = [{"role": "user", "content": [*({"type": "file", "value": f} for f in files
+                                                if isinstance(f, str)),
+                                              {"type": "text", "value": value}]}]
+    messages = parse_messages(value, suite.base_dir, origin, _line(raw, "input", line),
+                              "input", suite.patterns)
+    if not messages:
+        raise ConfigError("required field missing", f"{origin}:{line}", "input")
+    if suite.input is not None and not skip:
+        prefix = parse_messages(interpolate_vars(suite.input, variables), suite.base_dir,
+                                suite.path, getattr(suite.input, "line", 1), "input",
+                                suite.patterns)
+        messages = [*prefix, *messages]
+    return messages
+
+
+def _expected(value: Any) -> Any:
+    """A list that is not messages is one assistant message's structured content."""
+    if isinstance(value, list) and value and not (isinstance(value[0], dict)
+                                                  and "role" in value[0]):
+        return [{"role": "assistant", "content": {"items": value}}]
+    return value
+
+
+def _assertions(raw: dict, suite: SuiteDefaults, builder: AssertionBuilder, skip: bool,
+                line: int) -> list[Evaluator]:
+    key = "assertions" if "assertions" in raw else "assert"
+    own = builder.build_list(raw.get(key), _line(raw, key, line))
+    if raw.get("rubrics") is not None:
+        own = [builder.rubrics_from(raw["rubrics"], _line(raw, "rubrics", line)), *own]
+    return own if skip else [*own, *suite.assertions]
+
+
+def _target(execution: dict, path: str, line: int) -> str | None:
+    value = execution.get("target")
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError("must be a target name (a string)",
+                          f"{path}:{_line(execution, 'target', line)}", "target")
+    return value
+
+
+def _threshold(execution: dict, origin: str, line: int) -> float | None:
+    value = execution.get("threshold")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        raise ConfigError(f"must be a number from 0 to 1, got {value!r}",
+                          f"{origin}:{_line(execution, 'threshold', line)}", "threshold")
+    return float(value)

@@ -1,0 +1,59 @@
+"""The plan's unit of work as loaded: ``EvalCase`` (one case or test) and ``EvalSuite`` (one
+eval file) — the same for agentv-eval-v2 files (``tasks.load.files``) and AgentV 4.x files
+(``tasks.load.agentv4``), which differ only in ``format``."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+from evaluators.base import Evaluator
+from providers.agents.workspace_spec import WorkspaceSpec
+from tasks.load.gates import Gates
+from tasks.load.jsonl import EVAL_SCHEMA
+from tasks.load.messages import Message
+
+
+@dataclass
+class EvalCase:
+    id: str
+    file: str
+    line: int
+    dataset: str
+    expected_outcome: str = ""
+    input_messages: list[Message] = field(default_factory=list)
+    expected_messages: list[Message] = field(default_factory=list)
+    conversation_id: str | None = None
+    target: str | None = None  # case-level execution.target
+    evaluators: list[Evaluator] = field(default_factory=list)
+    rubrics: list[Any] = field(default_factory=list)
+    trials: int | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    workspace: WorkspaceSpec | None = None  # the agent's workspace (the case's or the suite's)
+    format: str = EVAL_SCHEMA  # "agentv-4": an AgentV 4.x test (tasks.load.agentv4), its record
+    threshold: float | None = None  # AgentV 4.x: the score its execution_status needs (0.8)
+    category: str = ""  # AgentV 4.x: the record's category
+
+    @property
+    def base_dir(self) -> str:
+        return str(Path(self.file).parent)
+
+    @property
+    def where(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+@dataclass
+class EvalSuite:
+    path: str
+    description: str = ""
+    dataset: str = ""
+    target: str | None = None
+    trials: int | None = None
+    cases: Sequence[EvalCase] = field(default_factory=list)  # a loaded file's: LazyCases
+    warnings: list[str] = field(default_factory=list)
+    has_schema: bool = True
+    gates: Gates = field(default_factory=Gates)  # execution: fail_under, min_pass_rate, …
+    workspace: WorkspaceSpec | None = None  # suite-level ``workspace:`` (a case's replaces it)
+    format: str = EVAL_SCHEMA  # or "agentv-4"
+    threshold: float | None = None  # AgentV 4.x execution.threshold (the run's --threshold)
