@@ -18,6 +18,8 @@ from providers.agents.output import trace_from_messages, trace_summary
 from providers.base import ProviderError, Response
 from providers.llm.retry import RetryingProvider
 from tasks.engine.dumps import dump_name, write_dump
+from tasks.engine.record4 import v4_error_fields, v4_fields
+from tasks.load.generation import FORMAT
 from tasks.plan.expand import (Job, build_request, prompt_dump, provider_request_record,
                           reference_answer, user_segments)
 
@@ -206,6 +208,10 @@ class CaseRunner:
             record["file_changes"] = response.file_changes
         if response.workspace_path:
             record["workspace_path"] = response.workspace_path
+        if job.case.format == FORMAT:  # AgentV 4.x's score, status and keys
+            duration = None if runtime.provider.kind == "mock" else record["latency_ms"]
+            record.update(v4_fields(job.case, results, response.usage, duration,
+                                    response.output_messages))
         if summary is not None:
             record["trace_summary"] = summary
         if self.options.include_trace:
@@ -228,6 +234,8 @@ class CaseRunner:
             record["error_details"] = details
         if details.get("workspace_path"):  # kept for a look, as AgentV keeps it
             record["workspace_path"] = details["workspace_path"]
+        if job.case.format == FORMAT:
+            record.update(v4_error_fields(job.case, message))
         log.info("case %s failed after %d attempt(s): %s", job.case.id, attempts, message)
         return record
 

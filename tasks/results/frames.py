@@ -49,6 +49,7 @@ from typing import IO, Any, Iterable, Iterator
 
 from evaluators.base import verdict_for
 from providers.errors import ConfigError
+from tasks.results.agentv4_rows import as_internal
 from tasks.results.parquet_writer import ParquetWriter
 from tasks.load.redact import redact
 from tasks.results.schema import (  # noqa: F401 - the schema is part of this module's API
@@ -140,6 +141,7 @@ def record_to_row(record: dict[str, Any]) -> dict[str, Any]:
 def _check_record(record: Any, where: str) -> dict[str, Any]:
     if not isinstance(record, dict):
         raise ConfigError("a result record must be an object", where)
+    record = as_internal(record)  # an AgentV 4.x record: the engine's keys again
     for column in REQUIRED_COLUMNS:
         if column not in record:
             raise ConfigError(f"result record has no '{column}'", where, column)

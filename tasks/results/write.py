@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from providers.errors import ConfigError
 from tasks.load.redact import redact, redact_obj
 from tasks.plan.outputs import check_format
+from tasks.results.agentv4_rows import written
 
 if TYPE_CHECKING:
     from tasks.results.sink import RunSink
@@ -50,6 +51,7 @@ def _yaml_dump(record: dict[str, Any]) -> str:
 
 
 def serialize(record: dict[str, Any], fmt: str) -> str:
+    record = written(record)  # an AgentV 4.x test: AgentV's keys only
     if fmt == "yaml":
         return "---\n" + _yaml_dump(record)
     return json.dumps(record, ensure_ascii=False, default=str) + "\n"
