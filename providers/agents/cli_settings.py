@@ -92,7 +92,7 @@ def load_cli_config(target: Target) -> CliConfig:
         raise ConfigError(f"must be one of {', '.join(OUTPUT_FORMATS)}, got {output_format!r}",
                           where, "output_format")
     return CliConfig(
-        command=CommandTemplate(s("command_template", "commandTemplate"), where),
+        command=CommandTemplate(s("command_template", "commandTemplate", "command"), where),
         batch_command=CommandTemplate(batch, where, "batch_command_template") if batch else None,
         files_format=files_format,
         attachments_format=(FileFormat.parse(attach, where, "attachments_format")
@@ -140,7 +140,7 @@ def load_healthcheck(value: Any, target: Target) -> Healthcheck | None:
     where = target.where
     if not isinstance(value, dict):
         raise ConfigError("must be a mapping with a 'type' (http or command)", where, "healthcheck")
-    kind = value.get("type")
+    kind = value.get("type") or ("http" if "url" in value else "command")  # AgentV 4.x: no type
     if kind not in HEALTHCHECK_TYPES:
         raise ConfigError(f"unknown healthcheck type {kind!r} (expected http or command)", where,
                           "healthcheck.type")
@@ -151,7 +151,7 @@ def load_healthcheck(value: Any, target: Target) -> Healthcheck | None:
         if not isinstance(url, str) or not url.startswith(("http://", "https://")):
             raise ConfigError("needs an http(s) url", where, "healthcheck.url")
         return Healthcheck("http", url=url, timeout_s=timeout)
-    template = value.get("command_template", value.get("commandTemplate"))
+    template = value.get("command_template", value.get("commandTemplate", value.get("command")))
     return Healthcheck("command", timeout_s=timeout,
                        command=CommandTemplate(template, where, "healthcheck.command_template"),
                        cwd=relative_dir(value.get("cwd"), where, "healthcheck.cwd"))
@@ -245,14 +245,15 @@ def _file_format(value: Any, name: str) -> Any:
 
 class HealthcheckSettings(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True, allow_inf_nan=False)
-    type: Literal["http", "command"]
+    type: Literal["http", "command"] | None = None  # AgentV 4.x leaves it out: from url/command
     url: str | None = None
-    command_template: str | None = setting_field("command_template", "commandTemplate")
+    command_template: str | None = setting_field("command_template", "commandTemplate", "command")
     cwd: str | None = None
     timeout_seconds: Float | None = base_seconds("timeout_seconds", "timeoutSeconds")
 
     @model_validator(mode="after")
     def _complete(self) -> "HealthcheckSettings":
+        self.type = self.type or ("http" if self.url else "command")
         if self.type == "http" and not (self.url or "").startswith(("http://", "https://")):
             raise ValueError("an http healthcheck needs an http(s) url")
         if self.type == "command":
@@ -263,7 +264,8 @@ class HealthcheckSettings(BaseModel):
 class CliSettings(ProviderSettings):
     """``provider: cli`` settings (see the module docstring)."""
 
-    command_template: str = setting_field("command_template", "commandTemplate", default=...,
+    command_template: str = setting_field("command_template", "commandTemplate", "command",
+                                          default=...,
                                     description="argv template with {PROMPT}, {FILES}, ...")
     batch_command_template: str | None = setting_field("batch_command_template",
                                                  "batchCommandTemplate")

@@ -16,7 +16,7 @@ from providers.base import Usage
 from providers.trace import (TraceEvent, event_from_dict, events_from_dicts, summarize,
                             token_usage)
 
-STRUCTURED_KEYS = ("text", "output_messages", "trace")
+STRUCTURED_KEYS = ("text", "output_messages", "output", "trace")  # output: AgentV 4.x's
 
 
 @dataclass
@@ -49,7 +49,7 @@ def parse_output(raw: str, *, announced: bool = False) -> AgentOutput:
 
 
 def from_object(obj: dict[str, Any]) -> AgentOutput:
-    messages = obj.get("output_messages")
+    messages = obj.get("output_messages", obj.get("output"))
     messages = [m for m in messages if isinstance(m, dict)] if isinstance(messages, list) else None
     if "text" in obj and obj["text"] is not None:
         text = obj["text"] if isinstance(obj["text"], str) else json.dumps(obj["text"])

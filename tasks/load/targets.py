@@ -194,8 +194,9 @@ def load_targets(path: Path, warn: Callable[[str], None]) -> TargetsFile:
     if not isinstance(data, LineDict) or not isinstance(data.get("targets"), LineList):
         line = data.line_of("targets") if isinstance(data, LineDict) else 1
         raise ConfigError("must be a list of targets", f"{spath}:{line}", "targets")
-    tf = TargetsFile(path=spath, has_schema=data.get("$schema") == TARGETS_SCHEMA)
-    if "$schema" in data and data["$schema"] != TARGETS_SCHEMA:
+    schema = data.get("$schema")  # AgentV 4.x writes minor versions: agentv-targets-v2.2
+    tf = TargetsFile(path=spath, has_schema=str(schema).split(".")[0] == TARGETS_SCHEMA)
+    if "$schema" in data and not tf.has_schema:
         raise ConfigError(f"unexpected $schema {data['$schema']!r} (expected {TARGETS_SCHEMA})",
                           f"{spath}:{data.line_of('$schema')}", "$schema")
     for key in data:
