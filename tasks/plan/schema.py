@@ -151,8 +151,10 @@ def eval_schema(sidecar: bool = False) -> dict[str, Any]:
 
 
 def all_schemas() -> dict[str, dict[str, Any]]:
+    from tasks.plan.schema4 import SCHEMA_ID, eval4_schema
     return {f"{EVAL_SCHEMA}.schema.json": eval_schema(),
             f"{EVAL_SCHEMA}-sidecar.schema.json": eval_schema(sidecar=True),
+            f"{SCHEMA_ID}.schema.json": eval4_schema(_model_schema),
             f"{TARGETS_SCHEMA}.schema.json": targets_schema(),
             f"{CONFIG_SCHEMA}.schema.json": config_schema()}
 

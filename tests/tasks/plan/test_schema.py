@@ -27,7 +27,7 @@ def schemas(tmp_path_factory):
         jsonschema.Draft202012Validator.check_schema(schema)
         loaded[path.name.removesuffix(".schema.json")] = jsonschema.Draft202012Validator(schema)
     assert set(loaded) == {"agentv-eval-v2", "agentv-eval-v2-sidecar", "agentv-targets-v2",
-                           "agentv-config-v2"}
+                           "agentv-config-v2", "agentv-eval-4"}
     return loaded
 
 
