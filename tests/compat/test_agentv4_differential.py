@@ -1,0 +1,130 @@
+"""AgentV 4.x suites run by both programs — the real AgentV 4.42.4 and agentv — give the same
+result per test: score (±0.001), execution status, record key set and every grader's name,
+type, score, weight and verdict.
+
+Two sets: this directory's own suites (every deterministic assertion kind, required, weights,
+negate, suite defaults and skip_defaults, vars, multi-turn input, external tests files, code
+graders, composites, field accuracy, budgets, a failing agent, and LLM-graded assertions —
+criteria only, llm-grader with a prompt file or inline criteria, rubrics — answered by one
+loopback judge for both) answered by a `cli` target; and AgentV's own
+example suites whose graders are deterministic (shared/agentv4-examples), answered by a `mock`
+target (`--target canned`), run from a git copy of the examples as AgentV expects.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.agentv4_real import by_test, compare, run_agentv4
+from tests.conftest import SHARED, real_tool, run_cli
+from tests.sse_judge import JudgeStub
+
+SUITES = Path(__file__).parent / "agentv4_suites"
+EXAMPLES = SHARED / "agentv4-examples" / "v4.42.4"
+DETERMINISTIC_EXAMPLES = [
+    "examples/features/assert/evals/dataset.eval.yaml",
+    "examples/features/assert-extended/evals/dataset.eval.yaml",
+    "examples/features/deterministic-graders/evals/dataset.eval.yaml",
+    "examples/features/compare/evals/dataset.eval.yaml",
+    "examples/features/sdk-config-file/evals/dataset.eval.yaml",
+    "examples/features/trace-analysis/evals/dataset.eval.yaml",
+    "examples/red-team/archetypes/coding-agent/suites/benign-controls.eval.yaml",
+    "examples/red-team/archetypes/coding-agent/suites/backdoor-pr.eval.yaml",
+    "examples/red-team/archetypes/customer-facing-agent/suites/benign-controls.eval.yaml",
+]
+JUDGE_REPLY = json.dumps({  # read by both programs' graders: freeform and rubric checklists
+    "score": 0.7, "assertions": [{"text": "names the answer", "passed": True}],
+    "hits": ["names the answer"], "misses": [], "reasoning": "fine",
+    "checks": [{"id": "rubric-1", "satisfied": True, "reasoning": "yes"},
+               {"id": "rubric-2", "satisfied": False, "reasoning": "no"},
+               {"id": "second", "satisfied": True, "reasoning": "yes"}],
+    "overall_reasoning": "ok"})
+# examples whose own `cli` targets are mock agents (bun scripts): each file runs on its own
+# .agentv/targets.yaml, one file per run
+AGENT_EXAMPLES = [
+    "examples/features/tool-trajectory-simple/evals/dataset.eval.yaml",
+    "examples/features/tool-trajectory-advanced/evals/trace-file-demo.eval.yaml",
+    "examples/features/latency-assertions/evals/dataset.eval.yaml",
+    "examples/features/execution-metrics/evals/dataset.eval.yaml",
+    "examples/features/document-extraction/evals/field-accuracy.eval.yaml",
+]
+CANNED = ("Hello World! Dear User, the answer is 4. {\"status\": \"ok\"} Contact me at "
+          "jane.doe@example.com. I cannot help with that request; it is unsafe.")
+
+
+def both(tmp: Path, cwd: Path, files: list[str], *args: str,
+         env: dict[str, str] | None = None) -> tuple[Path, Path]:
+    real, ours = tmp / "agentv4-out", tmp / "agentv.jsonl"
+    proc = run_agentv4(real_tool("agentv4"), files, real, cwd, *args, env=env)
+    assert (real / "index.jsonl").is_file(), proc.stdout[-2000:] + proc.stderr[-2000:]
+    proc = run_cli("eval", *files, *args, "--out", str(ours), cwd=cwd, env=env, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    return real / "index.jsonl", ours
+
+
+@pytest.fixture(scope="module")
+def own_runs(tmp_path_factory, prefect_api):
+    tree = tmp_path_factory.mktemp("agentv4-own") / "suites"
+    shutil.copytree(SUITES, tree)
+    files = sorted(p.name for p in tree.glob("*.eval.yaml"))
+    with JudgeStub(JUDGE_REPLY) as judge:
+        env = {"AGENTV4_JUDGE_URL": judge.base_url, "AGENTV4_JUDGE_KEY": "sk-judge-stub",
+               "AGENTV4_JUDGE_MODEL": "stub-judge"}
+        runs = both(tree.parent, tree, files, "--targets", "targets.yaml", env=env)
+        assert judge.requests, "the LLM-graded suite reached no judge"
+    return runs
+
+
+@pytest.fixture(scope="module")
+def examples_tree(tmp_path_factory) -> Path:
+    """A git copy of AgentV's examples (AgentV resolves files from the repository root)."""
+    if not EXAMPLES.is_dir():
+        pytest.skip("shared/agentv4-examples absent")
+    tree = tmp_path_factory.mktemp("agentv4-examples") / "tree"
+    shutil.copytree(EXAMPLES, tree)
+    subprocess.run(["git", "init", "-q", str(tree)], check=True)
+    return tree
+
+
+@pytest.fixture(scope="module")
+def example_runs(examples_tree, prefect_api):
+    tree = examples_tree
+    root = tree.parent
+    (root / "targets.yaml").write_text(
+        f"targets:\n  - name: canned\n    provider: mock\n    response: '{CANNED}'\n",
+        encoding="utf-8")
+    return both(root, tree, DETERMINISTIC_EXAMPLES, "--targets", str(root / "targets.yaml"),
+                "--target", "canned")
+
+
+def test_own_suites_score_as_agentv4(own_runs):
+    real, ours = own_runs
+    assert len(by_test(real)) >= 38
+    assert compare(real, ours) == {}
+
+
+def test_agentv4_examples_with_deterministic_graders_score_as_agentv4(example_runs):
+    real, ours = example_runs
+    assert len(by_test(real)) >= 40
+    assert compare(real, ours) == {}
+
+
+@pytest.mark.parametrize("eval_file", AGENT_EXAMPLES, ids=lambda f: f.split("/")[2])
+def test_agentv4_examples_with_mock_agents_score_as_agentv4(examples_tree, prefect_api,
+                                                           tmp_path, eval_file):
+    bun = Path(real_tool("bun"))
+    env = {"PATH": f"{bun.parent}{os.pathsep}{os.environ['PATH']}"}
+    real, ours = both(tmp_path, examples_tree, [eval_file], env=env)
+    assert len(by_test(real)) >= 5
+    assert compare(real, ours) == {}
+
+
+def test_both_programs_record_failures_and_passes(own_runs):
+    """The suites exercise both outcomes (a comparison of all-zero runs would prove little)."""
+    statuses = {r["execution_status"] for r in by_test(own_runs[1]).values()}
+    assert statuses == {"ok", "quality_failure", "execution_error"}
