@@ -12,7 +12,7 @@ from pathlib import Path
 RUN_FOLDER_KEYS = frozenset({"files_path", "graders_path",
     "artifact_dir", "grading_path", "timing_path", "output_path", "answer_path",
     "transcript_path", "input_path", "response_path", "task_dir", "eval_path", "targets_path",
-    "projection_identity", "export_metadata", "experiment", "workspace_path"})
+    "projection_identity", "export_metadata", "experiment"})
 
 
 def run_agentv4(agentv4: str, files: list[str], out: Path, cwd: Path, *args: str,

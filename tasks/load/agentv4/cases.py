@@ -20,6 +20,7 @@ from providers.errors import ConfigError
 from tasks.load.agentv4.assertions import AssertionBuilder
 from tasks.load.generation import FORMAT
 from tasks.load.agentv4.templating import interpolate_vars
+from tasks.load.agentv4.workspace import workspace_of
 from tasks.load.eval_case import EvalCase
 from tasks.load.messages import parse_messages
 from tasks.load.yamlsrc import LineDict
@@ -45,6 +46,7 @@ class SuiteDefaults:
     input_files: Any = None
     assertions: list[Evaluator] = field(default_factory=list)
     metadata: dict[str, Any] = field(default_factory=dict)
+    workspace: Any = None  # the suite's (a test's own replaces it)
 
 
 def _line(obj: Any, key: str, default: int) -> int:
@@ -88,7 +90,8 @@ def parse_test(raw: Any, line: int, suite: SuiteDefaults, warn: Callable[[str], 
         target=_target(execution, origin, line),
         evaluators=evaluators or [builder.implicit_grader()],
         metadata={**suite.metadata, **(own_meta if isinstance(own_meta, dict) else {})},
-        format=FORMAT, threshold=_threshold(execution, origin, line), category=suite.category)
+        format=FORMAT, threshold=_threshold(execution, origin, line), category=suite.category,
+        workspace=workspace_of(raw, origin, str(suite.base_dir), warn) or suite.workspace)
 
 
 def _execution(raw: dict, path: str, line: int, warn) -> dict:

@@ -12,6 +12,7 @@ from tasks.load.agentv4.assertions import AssertionBuilder
 from tasks.load.agentv4.cases import SuiteDefaults, parse_test
 from tasks.load.generation import FORMAT
 from tasks.load.agentv4.templating import interpolate_env
+from tasks.load.agentv4.workspace import workspace_of
 from tasks.load.eval_case import EvalSuite
 from tasks.load.gates import parse_gates
 from tasks.load.messages import guideline_patterns
@@ -22,8 +23,7 @@ SUITE_KEYS = {"tests", "name", "description", "category", "version", "author", "
               "workspace", "assertions", "assert", "input", "input_files", "$schema"}
 EXECUTION_KEYS = {"target", "threshold", "fail_on_error", "skip_defaults", "workers", "cache",
                   "trials", "budget_usd", "targets", "fail_under", "min_pass_rate"}
-IGNORED = {"workspace": "workspaces (template, repos, hooks, docker) are not set up by agentv "
-           "(ignored)", "targets": "a target matrix in the file is not run by agentv; use "
+IGNORED = {"targets": "a target matrix in the file is not run by agentv; use "
            "--target (ignored)", "preprocessors": "preprocessors are not run by agentv (ignored)",
            "cache": "the file's cache setting is not applied; use --cache (ignored)",
            "budget_usd": "a budget in the file is not applied (ignored)"}
@@ -81,6 +81,8 @@ def load_v4_suite(path: Path, data: LineDict, warn: Callable[[str], None]) -> Ev
     suite.gates = parse_gates({k: v for k, v in execution.items()
                                if k in ("fail_on_error", "fail_under", "min_pass_rate")}, spath,
                               getattr(execution, "line_of", lambda _k: None))
+    suite.workspace = workspace_of(data, spath, str(path.parent), warn)
+    defaults.workspace = suite.workspace
     suite.cases = _cases(data, path, defaults, warn)
     return suite
 
