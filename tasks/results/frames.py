@@ -37,21 +37,24 @@ extra                 string    JSON object of any other record keys (trace, ...
 ====================  ========  ====================================================
 
 Nested fields are JSON strings so JSONL, YAML and Parquet load to identical frames.
-Parquet is written from the results file in chunks (constant memory for any run size);
-every string passes through ``redact`` on the way.
+Parquet is written from the results file in row groups (constant memory for any run size)
+by the writer a run streams its Parquet file through (tasks/results/parquet_file.py:
+pyarrow, ZSTD, column statistics); every string passes through ``redact`` on the way.
+pandas is what users analyse results with; agentv computes its statistics without it
+(tasks/results/tally.py).
 """
 from __future__ import annotations
 
 import glob
 import json
 from pathlib import Path
-from typing import IO, Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 from evaluators.base import verdict_for
 from providers.errors import ConfigError
 from tasks.results.agentv4_rows import as_internal
-from tasks.results.parquet_writer import ParquetWriter
 from tasks.load.redact import redact
+from tasks.results.parquet_file import ParquetStream
 from tasks.results.schema import (  # noqa: F401 - the schema is part of this module's API
     COLUMN_TYPES,
     COLUMNS,
@@ -186,28 +189,22 @@ def _chunks(records: Iterable[dict[str, Any]], size: int) -> Iterator[list[dict[
         yield chunk
 
 
-def parquet_writer(fh: IO[bytes]) -> ParquetWriter:
-    """A Parquet writer of the results schema on ``fh`` (row groups as rows come)."""
-    return ParquetWriter(fh, COLUMN_TYPES, {"agentv_schema_version": SCHEMA_VERSION})
-
-
 def write_parquet(results: str | Path, out: str | Path | None = None,
                   chunk_rows: int = CHUNK_ROWS) -> Path:
-    """Convert a JSONL/YAML results file to Parquet, ``chunk_rows`` records at a time, with
-    the writer a run streams its Parquet file through (the same bytes either way)."""
-    out = Path(out) if out else parquet_path_for(results)
-    tmp = out.with_name(out.name + ".tmp")
+    """Convert a JSONL/YAML results file to Parquet, ``chunk_rows`` records a row group,
+    with the writer a run streams its Parquet file through. Raises ``OSError`` when the file
+    cannot be written (nothing half-written is left behind)."""
+    stream = ParquetStream(Path(out) if out else parquet_path_for(results), chunk_rows)
     try:
-        with open(tmp, "wb") as fh:
-            writer = parquet_writer(fh)
-            for chunk in _chunks(iter_records(results), chunk_rows):
-                writer.write_rows(chunk)
-            writer.close()
+        for record in iter_records(results):
+            stream.add(record_to_row(record))
     except BaseException:
-        tmp.unlink(missing_ok=True)  # disk full: no half-written file left behind
+        stream.abort()
         raise
-    tmp.replace(out)
-    return out
+    written = stream.close()
+    if written is None:
+        raise OSError(f"cannot write {stream.path}: {stream.failed}")
+    return written
 
 
 def _read_records(path: Path, columns: list[str] | None):

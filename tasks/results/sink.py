@@ -1,95 +1,26 @@
 """What the results writer feeds every record it writes to, so nothing waits for the end
-of the run: the Parquet file, written in row groups as records arrive; the summary
-statistics (``tasks.results.tally``); and the case table rows. ``finish`` closes the Parquet file
-(written under a temporary name, renamed when complete, so a reader never sees half a
-file) and returns its path.
-
-The Parquet file is written by ``tasks.results.parquet_writer`` (pure Python: a run never imports
-pyarrow, ~50 MB of memory). A Parquet write that fails (disk full, a value the schema
-cannot hold) drops the Parquet file only; the results file and the statistics are
-unaffected.
+of the run: the Parquet file, written in row groups as records arrive (by pyarrow, on a
+writer thread: tasks/results/parquet_file.py); the statistics (``tasks.results.tally``); and
+the case table rows. ``finish`` closes the Parquet file (written under a temporary name,
+renamed when complete, so a reader never sees half a file) and returns its path.
+``RunSink.of_file`` builds the same from a results file that is already written (a merged
+or sharded run). A Parquet write that fails (disk full, a value the schema cannot hold)
+drops the Parquet file only; the results file and the statistics are unaffected.
 """
 from __future__ import annotations
 
 import logging
 import sys
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
-from tasks.results.case_rows import CASE_ROW_KEYS, case_row
-from tasks.results.parquet_writer import ParquetWriter
 from tasks.load.redact import redact
-from tasks.results.frames import iter_records, parquet_writer, record_to_row
+from tasks.results.case_rows import CASE_ROW_KEYS, case_row
+from tasks.results.frames import iter_records, parquet_path_for, record_to_row
+from tasks.results.parquet_file import ParquetStream
 from tasks.results.tally import Tally
 
-ROWS_PER_GROUP = 500
 log = logging.getLogger("agentv.sink")
-
-
-class ParquetStream:
-    """A Parquet file written ``rows_per_group`` rows at a time."""
-
-    def __init__(self, path: Path, rows_per_group: int = ROWS_PER_GROUP) -> None:
-        self.path = path
-        self.tmp = path.with_name(path.name + ".tmp")
-        self.rows_per_group = rows_per_group
-        self.pending: list[dict[str, Any]] = []
-        self._file: IO[bytes] | None = None
-        self._writer: ParquetWriter | None = None
-        self.failed: str | None = None
-        self.rows = 0
-
-    def add(self, row: dict[str, Any]) -> None:
-        if self.failed is None:
-            self.pending.append(row)
-            if len(self.pending) >= self.rows_per_group:
-                self.flush()
-
-    def flush(self) -> None:
-        if self.failed is not None or not self.pending:
-            return
-        try:
-            self._open().write_rows(self.pending)
-            self.rows += len(self.pending)
-        except Exception as err:  # noqa: BLE001 - disk full, or a value the schema cannot
-            self._fail(err)       # hold: the Parquet file is dropped, never the run
-        self.pending = []
-
-    def _open(self) -> ParquetWriter:
-        if self._writer is None:
-            self._file = open(self.tmp, "wb")
-            self._writer = parquet_writer(self._file)
-        return self._writer
-
-    def _fail(self, err: Exception) -> None:
-        self.failed = str(getattr(err, "strerror", None) or err)
-        log.warning("could not write the Parquet file: %s", self.failed)
-        self._close_file()
-        self.tmp.unlink(missing_ok=True)
-
-    def _close_file(self) -> None:
-        file, self._file, self._writer = self._file, None, None
-        if file is not None:
-            try:
-                file.close()
-            except OSError:
-                pass
-
-    def close(self) -> Path | None:
-        """Write what is pending and the footer; the complete file replaces any older one."""
-        self.flush()
-        if self.failed is not None:
-            return None
-        try:
-            self._open().close()  # no record: an empty file with the schema
-            assert self._file is not None
-            self._file.close()
-            self._file = self._writer = None
-            self.tmp.replace(self.path)
-        except OSError as err:
-            self._fail(err)
-            return None
-        return self.path
 
 
 _ID, _HITS, _MISSES, _REASONING = (CASE_ROW_KEYS.index(k) for k in
@@ -139,6 +70,21 @@ class RunSink:
         file = key.split("::")[0] if isinstance(key, str) else ""
         self.cases.setdefault((file, row["target"] or ""), []).append(_compact(tuple(
             redact(v) if isinstance(v, str) else v for v in case_row(row, results).values())))
+
+    @classmethod
+    def of_file(cls, results: Path) -> "RunSink":
+        """The sink of a results file already written: its Parquet file (beside it), its
+        statistics and case rows. A record that is not a result record raises
+        ``ConfigError`` naming its line."""
+        sink = cls(parquet_path_for(results))
+        try:
+            for record in iter_records(results):
+                sink._add(record)
+        except BaseException:
+            if sink.parquet is not None:
+                sink.parquet.abort()  # no half-written Parquet file left behind
+            raise
+        return sink
 
     def add_file(self, results: Path) -> None:
         """The records already in a results file (``--resume`` continues it)."""

@@ -14,7 +14,8 @@ from flows.artifacts.case_table import case_tables, collected_tables
 from tasks.load.gates import Gates
 from tasks.results.gates import failed_gates, gate_failures
 from tasks.results.frames import load_results, write_parquet
-from tasks.results.sink import ParquetStream, RunSink
+from tasks.results.parquet_file import ParquetStream
+from tasks.results.sink import RunSink
 from tasks.results.stats import breakdown, summarize
 from tasks.results.write import ResultWriter
 from tests.tasks.results.test_frames import record, write_jsonl
@@ -170,7 +171,7 @@ def _mock_suite(tmp_path, n: int):
     return f, sys.executable
 
 
-def test_a_run_streams_its_parquet_and_never_imports_pandas_or_pyarrow(prefect_api, tmp_path):
+def test_a_run_streams_its_parquet_by_pyarrow_and_never_imports_pandas(prefect_api, tmp_path):
     import os
     import subprocess
 
@@ -181,10 +182,13 @@ def test_a_run_streams_its_parquet_and_never_imports_pandas_or_pyarrow(prefect_a
                           cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)},
                           capture_output=True, text=True, timeout=180)
     assert "EXIT 0" in proc.stdout, proc.stdout + proc.stderr
-    assert "PANDAS False" in proc.stdout  # the summary never needed pandas
-    assert "PYARROW False" in proc.stdout  # nor the Parquet file pyarrow (~50 MB)
+    assert "PANDAS False" in proc.stdout  # the statistics never need pandas
+    assert "PYARROW True" in proc.stdout  # the Parquet file is pyarrow's
     streamed = pq.read_table(tmp_path / "r.parquet")
     assert streamed.num_rows == 30 and not (tmp_path / "r.parquet.tmp").exists()
+    meta = pq.ParquetFile(tmp_path / "r.parquet").metadata
+    assert meta.created_by.startswith("parquet-cpp-arrow")
+    assert meta.row_group(0).column(0).compression == "ZSTD"
     assert streamed.equals(pq.read_table(write_parquet(out, tmp_path / "whole.parquet")))
     assert "total cases: 30" in proc.stdout and "pass rate: 100.0%" in proc.stdout
 
