@@ -2,11 +2,12 @@
 
 ``run_dataset`` (flows/dataset.py) builds them from agentv result records: a sample's
 ``Score`` is its evaluator's score and verdict (several evaluators: the case score, and
-pass only if all pass); a target or evaluator error makes the sample unsuccessful.
+pass only if all pass); a target or evaluator error makes the sample unsuccessful. A
+report's numbers (``ReportStats``) are counted by agentv's statistics engine
+(``tasks.results.tally_samples.report_of``), which builds every ``EvalReport``.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,34 +31,45 @@ class EvalResult:
 
 
 @dataclass(frozen=True, slots=True)
+class ReportStats:
+    """A report's numbers: samples, those without error, the pass rate and mean score of
+    those, the mean latency of all (0.0 when there is none)."""
+
+    total: int = 0
+    successful: int = 0
+    pass_rate: float = 0.0
+    mean_score: float = 0.0
+    mean_latency_ms: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
 class EvalReport:
+    """The samples' results and their numbers; built by ``report_of`` (tasks/results/
+    tally_samples.py), which counts ``stats`` from ``results``."""
+
     results: tuple[EvalResult, ...]
     results_path: str | None = None
+    stats: ReportStats = field(kw_only=True)
 
     @property
     def total(self) -> int:
-        return len(self.results)
+        return self.stats.total
 
     @property
     def successful(self) -> int:
-        return sum(1 for r in self.results if r.success)
-
-    def _ok(self) -> list[EvalResult]:
-        return [r for r in self.results if r.success]
+        return self.stats.successful
 
     @property
     def pass_rate(self) -> float:
-        ok = self._ok()
-        return sum(1 for r in ok if r.score.passed) / len(ok) if ok else 0.0
+        return self.stats.pass_rate
 
     @property
     def mean_score(self) -> float:
-        ok = self._ok()
-        return math.fsum(r.score.value for r in ok) / len(ok) if ok else 0.0
+        return self.stats.mean_score
 
     @property
     def mean_latency_ms(self) -> float:
-        return sum(r.latency_ms for r in self.results) / len(self.results) if self.results else 0.0
+        return self.stats.mean_latency_ms
 
     def failed_samples(self) -> tuple[EvalResult, ...]:
         """Samples that ran but did not pass."""
@@ -78,10 +90,3 @@ def result_from_record(record: dict[str, Any]) -> EvalResult:
     return EvalResult(sample_id=record["eval_id"], score=score,
                       latency_ms=float(record.get("latency_ms") or 0.0), error=error,
                       record=record)
-
-
-def report_from_records(records: list[dict[str, Any]], order: list[str],
-                        results_path: str | None = None) -> EvalReport:
-    rank = {sample_id: i for i, sample_id in enumerate(order)}
-    ordered = sorted(records, key=lambda r: (rank.get(r["eval_id"], len(rank)), r.get("trial", 0)))
-    return EvalReport(tuple(result_from_record(r) for r in ordered), results_path)

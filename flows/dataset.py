@@ -9,10 +9,11 @@ from __future__ import annotations
 import sys
 from typing import Any, Callable
 
-from evaluators.report import EvalReport, report_from_records
+from evaluators.report import EvalReport
 from providers import secrets
 from providers.base import Target
 from tasks.api.dataset import Dataset, dataset_suite
+from tasks.results.tally_samples import report_from_records
 
 __all__ = ["evaluate", "run_dataset"]
 

@@ -52,7 +52,7 @@ async def run_batch(label: str, session: RunSession, jobs: list[Job]) -> dict[st
 @scrub_errors
 async def summarize_stage(session: RunSession, wall_s: float,
                           pages: CasePages | None = None) -> dict[str, Any]:
-    """Parquet (+ JUnit) from the results file, the pandas summary, the quality gates,
+    """The Parquet file closed (+ JUnit), the streamed summary, the quality gates,
     the run's artifacts."""
     return await publish_results(session.writer.path, session.plan.options, wall_s,
                                  run_info(session.plan), sink=session.writer.sink, pages=pages)

@@ -12,7 +12,7 @@ import os
 import sys
 import threading
 
-HEAVY = ("flows.pipeline", "aiohttp")  # pyarrow: at the first Parquet row group
+HEAVY = ("flows.pipeline", "aiohttp")  # pyarrow: at the first Parquet row group; pandas: never
 THREAD = "agentv-preload"
 
 

@@ -1,21 +1,14 @@
 """The case table artifact: one row per case with what a reviewer needs to judge it in the
 Prefect UI — score, verdict, hits, misses, short reasoning, and the case's or its
 evaluators' errors (tasks/results/case_rows.py). One table per eval file × target, keyed so its
-history is kept; built from the rows the run collected as it wrote them, or from a
-loaded DataFrame."""
+history is kept; built from the rows a sink collected as it took the records
+(tasks/results/sink.py)."""
 from __future__ import annotations
 
 from typing import Any
 
 from flows.naming import artifact_key, suite_name
-from tasks.results.case_rows import CASE_ROW_KEYS, case_row
-
-CASE_TABLE_COLUMNS = ["eval_id", "target", "trial", "case_key", "score", "verdict", "error",
-                      "latency_ms", "reasoning", "hits", "misses", "evaluator_results"]
-
-
-def case_rows(df) -> list[dict[str, Any]]:
-    return [case_row(r) for r in df.itertuples()]
+from tasks.results.case_rows import CASE_ROW_KEYS
 
 
 def suite_of(case_key: Any) -> str:
@@ -27,20 +20,11 @@ def _table(suite: str, target: str, rows: list[dict[str, Any]]) -> tuple[str, st
             f"agentv cases: {suite} × {target} ({len(rows)} case(s))", rows)
 
 
-def case_tables(df) -> list[tuple[str, str, list[dict[str, Any]]]]:
-    """(artifact key, description, rows) per eval file × target."""
-    frame = df.assign(_suite=df["case_key"].map(suite_of), _target=df["target"].fillna(""))
-    out = []
-    for (suite, target), part in frame.groupby(["_suite", "_target"], sort=True):
-        ordered = part.sort_values(["eval_id", "trial"], kind="stable")
-        out.append(_table(suite, target, case_rows(ordered)))
-    return out
-
-
 def collected_tables(collected: dict[tuple[str, str], list[tuple[Any, ...]]]
                      ) -> list[tuple[str, str, list[dict[str, Any]]]]:
-    """The same tables from rows collected while the run wrote its records
-    (``RunSink.cases``: (file, target) → rows as tuples of ``CASE_ROW_KEYS``)."""
+    """(artifact key, description, rows) per eval file × target, from the rows a sink
+    collected (``RunSink.cases``: (file, target) → rows as tuples of ``CASE_ROW_KEYS``),
+    each table by eval_id and trial."""
     merged: dict[tuple[str, str], list[tuple[Any, ...]]] = {}
     for (file, target), rows in collected.items():
         merged.setdefault((suite_of(f"{file}::") if file else "unknown", target), []).extend(rows)

@@ -3,7 +3,7 @@ request) next to the results, the summary, the quality gates' verdict, and Prefe
 artifacts on the flow run (created concurrently), each under a stable key
 (flows/naming.py) so the UI's Artifacts page keeps their history across runs. A run's
 sink (tasks/results/sink.py) has built the Parquet file and the statistics while the records were
-written; without one (a merged file) they are computed with pandas from the results:
+written; without one (a merged file) a sink is fed the results file's records at the end:
 
 * ``agentv-cases-<suite>-<target>``: every case with score, verdict, hits, misses,
   reasoning and errors (flows/artifacts/case_table.py); past 1,000 cases in pages ``…-p1``, ``…-p2``
@@ -28,21 +28,17 @@ from prefect.artifacts import (
 )
 
 from flows.artifacts.case_pages import CasePages
-from flows.artifacts.case_table import CASE_TABLE_COLUMNS, case_tables, suite_of
+from flows.artifacts.case_table import suite_of
 from flows.naming import artifact_key
 from flows.artifacts.table import create_table
 from tasks.load.gates import Gates, options_gates
-from tasks.results.gates import failed_gates, gate_failures
-from tasks.results.junit import JUNIT_COLUMNS, write_junit
+from tasks.results.gates import gate_failures
+from tasks.results.junit import write_junit
 from tasks.plan.plan import EvalOptions
-from tasks.load.redact import redact
-from tasks.results.frames import load_results, write_parquet
 from tasks.results.sink import RunSink
-from tasks.results.stats import SUMMARY_COLUMNS, breakdown, summarize
 from tasks.results.summary_md import summary_markdown
 
 log = logging.getLogger("agentv.artifacts")
-FRAME_COLUMNS = list(dict.fromkeys(SUMMARY_COLUMNS + JUNIT_COLUMNS + CASE_TABLE_COLUMNS))
 
 
 @dataclass
@@ -53,41 +49,16 @@ class RunInfo:
     notes: list[str] = field(default_factory=list)
 
 
-def redact_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{k: redact(v) if isinstance(v, str) else v for k, v in r.items()} for r in rows]
-
-
 def _junit(source: Path, out: str, files: dict[str, str]) -> None:
     try:
-        files["junit"] = str(write_junit(load_results(source, columns=JUNIT_COLUMNS), out)
-                             .resolve())
+        files["junit"] = str(write_junit(source, out).resolve())
     except OSError as err:
         log.warning("could not write the JUnit file: %s", err.strerror or err)
 
 
-def _file_summary(results: Path, options: EvalOptions, info: RunInfo,
-                  files: dict[str, str]) -> tuple[dict[str, Any], Any]:
-    """Parquet written from the results file, the summary computed with pandas."""
-    try:
-        parquet = write_parquet(results)
-        files["parquet"] = str(parquet.resolve())
-    except OSError as err:  # disk full: summarize what the results file holds
-        log.warning("could not write the Parquet file: %s", err.strerror or err)
-        parquet = results
-    df = load_results(parquet, columns=FRAME_COLUMNS)
-    if options.junit:
-        _junit(parquet, options.junit, files)
-    summary = summarize(df)
-    summary["notes"] = list(info.notes)
-    summary["gate_failures"] = gate_failures(df, summary, options_gates(options),
-                                             info.suite_gates)
-    return summary, df
-
-
 def _sink_summary(sink: RunSink, options: EvalOptions, info: RunInfo,
                   files: dict[str, str]) -> dict[str, Any]:
-    """The Parquet file closed, and the summary the sink accumulated while the records were
-    written (no pandas)."""
+    """The Parquet file closed, and the summary the sink accumulated as it took the records."""
     parquet = sink.finish()
     if parquet is not None:
         files["parquet"] = str(parquet.resolve())
@@ -95,8 +66,8 @@ def _sink_summary(sink: RunSink, options: EvalOptions, info: RunInfo,
         _junit(parquet or Path(files["results"]), options.junit, files)
     summary = sink.tally.summary()
     summary["notes"] = list(info.notes)
-    summary["gate_failures"] = failed_gates(summary, options_gates(options), info.suite_gates,
-                                            sink.tally.suite_summary)
+    summary["gate_failures"] = gate_failures(sink.tally, summary, options_gates(options),
+                                             info.suite_gates)
     return summary
 
 
@@ -113,10 +84,8 @@ def case_pages(sink: RunSink | None) -> CasePages | None:
 
 
 def _table_artifacts(tables, stats: list[dict[str, Any]], suites: list[str],
-                     targets: list[str], redacted: bool) -> list:
-    out = [_case_table(key, text, rows) if redacted
-           else acreate_table_artifact(key=key, table=redact_rows(rows), description=text)
-           for key, text, rows in tables]
+                     targets: list[str]) -> list:
+    out = [_case_table(key, text, rows) for key, text, rows in tables]
     if stats:
         out.append(acreate_table_artifact(
             key=artifact_key("stats", suites, targets), table=stats,
@@ -146,34 +115,29 @@ async def publish_results(results: str | Path, options: EvalOptions, wall_s: flo
                           pages: CasePages | None = None) -> dict[str, Any]:
     """Write Parquet (+ JUnit), summarize, check the gates, publish the artifacts (all at
     once). With the run's ``sink`` the Parquet file, the statistics and the case rows were
-    built as the records were written: the case tables (what ``pages`` did not publish
-    while the cases ran), the statistics and the results file's link go out at once, while
-    the Parquet file is closed and the summary computed on a thread.
-    Without it they come from the results file.
+    built as the records were written; without it (a merged file) a sink takes the results
+    file's records now. The case tables (what ``pages`` did not publish while the cases
+    ran), the statistics and the results file's link go out at once, while the Parquet
+    file is closed and the summary computed on a thread.
     ``summary["gate_failures"]`` lists the failed gates (empty: passed)."""
     info = info or RunInfo()
     files = {"results": str(Path(results).resolve())}
-    sent: frozenset[str] = frozenset()
     if sink is not None and sink.broken is not None:
         sink.finish()  # the Parquet file is written again from the results file
         sink = None
+    from_file = sink is None  # a merged file, or a run whose streamed statistics broke
     if sink is None:
-        summary, df = _file_summary(Path(results), options, info, files)
-        suites = sorted(set(df["case_key"].map(suite_of))) if len(df) else ["none"]
-        targets = sorted(set(df["target"].fillna(""))) if len(df) else ["none"]
-        creating = _table_artifacts(case_tables(df) if len(df) else [],
-                                    breakdown(df) if len(df) else [], suites, targets, False)
-    else:
-        suites = sorted({suite_of(f"{f}::") if f else "unknown" for f, _ in sink.cases})
-        targets = sorted({t for _, t in sink.cases})
-        suites, targets = suites or ["none"], targets or ["none"]
-        final = (pages or CasePages(sink.cases)).final_tables()
-        tables = _table_artifacts(final, sink.tally.breakdown()
-                                  if sink.tally.total else [], suites, targets, True)
-        tables += _links(dict(files), suites, targets)  # the results file is complete
-        creating = [asyncio.ensure_future(c) for c in tables]  # sent while we summarize
-        summary = await asyncio.to_thread(_sink_summary, sink, options, info, files)
-        sent = frozenset({"results"})
+        sink = await asyncio.to_thread(RunSink.of_file, Path(results))
+    suites = sorted({suite_of(f"{f}::") if f else "unknown" for f, _ in sink.cases})
+    targets = sorted({t for _, t in sink.cases})
+    suites, targets = suites or ["none"], targets or ["none"]
+    final = (CasePages(sink.cases) if from_file or pages is None else pages).final_tables()
+    tables = _table_artifacts(final, sink.tally.breakdown()
+                              if sink.tally.total else [], suites, targets)
+    tables += _links(dict(files), suites, targets)  # the results file is complete
+    creating = [asyncio.ensure_future(c) for c in tables]  # sent while we summarize
+    summary = await asyncio.to_thread(_sink_summary, sink, options, info, files)
+    sent = frozenset({"results"})
     creating += _file_artifacts(summary, wall_s, files, suites, targets, sent)
     if pages is not None:
         creating.append(pages.sent())  # a page taken as the last cases finished

@@ -79,7 +79,7 @@ def format_problems(title: str, problems: list[dict[str, Any]]) -> list[str]:
 
 
 def print_outcome(result: dict[str, Any], wall_s: float) -> None:
-    from tasks.results.stats import format_summary
+    from tasks.results.summary_text import format_summary
     for line in format_problems("ERRORS", result.get("errors") or []):
         print(line)
     for line in format_problems("WARNINGS", result.get("warnings") or []):

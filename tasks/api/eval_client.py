@@ -19,6 +19,7 @@ from tasks.api.dataset import Dataset
 from tasks.api.mailbox import DEFAULT_MAX_DELIVERIES, InMemoryMailbox, Mailbox
 from tasks.api.mailbox_codec import (Codec, EvalRequest, EvalRequestCodec, EvalResultCodec,
                                      Undecodable)
+from tasks.results.tally_samples import report_of
 
 
 class MailboxClient:
@@ -108,4 +109,4 @@ def collect_results(results: Mailbox[EvalResult], expected_count: int, *,
                 continue
             collected.setdefault(result.request_id or result.sample_id, result)
             message.acknowledge()
-    return EvalReport(tuple(collected.values()))
+    return report_of(collected.values())

@@ -54,7 +54,7 @@ def _header(runs: list[Run]) -> str:
     generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     title = " vs ".join(r.label for r in runs)
     sources = "".join(f"<li><b>{escape(r.label)}</b>: {escape(r.source)} "
-                      f"({len(r.df)} record(s))</li>" for r in runs)
+                      f"({len(r.rows)} record(s))</li>" for r in runs)
     kind = "comparison of {} runs".format(len(runs)) if len(runs) > 1 else "one run"
     return (f"<h1>agentv report: {escape(title)}</h1><p>{kind} · generated {generated}</p>"
             f"<ul class='sources'>{sources}</ul>")
@@ -62,7 +62,8 @@ def _header(runs: list[Run]) -> str:
 
 def render_report(runs: list[Run]) -> str:
     summaries, per_eval = summaries_of(runs)
-    keys = [k for r in runs for k in r.df["case_key"].dropna().unique()]
+    keys = list(dict.fromkeys(r["case_key"] for run in runs for r in run.rows
+                              if r.get("case_key") is not None))
     body = [_header(runs), "<h2>Summary</h2>", runs_summary(runs, summaries),
             "<h2>Plots</h2>", plots(runs, summaries, per_eval),
             "<h2>Cases × runs</h2>", matrix_section(runs),

@@ -3,6 +3,7 @@
 Each results path given to ``agentv report`` is one run (a glob or a list inside one
 argument — e.g. the shards of one run — stays one run). Trials of a case within a run stay
 trials: the matrix shows their mean score and how many passed. A case is (target, eval_id).
+A run's statistics are its records' tally (tasks/results/tally.py), as for a run's summary.
 """
 from __future__ import annotations
 
@@ -11,13 +12,15 @@ from pathlib import Path
 from typing import Any
 
 from evaluators.base import verdict_for
+from tasks.results.tally import Tally
 
 
 @dataclass
 class Run:
     label: str
     source: str
-    df: Any  # pandas DataFrame of the run's records (tasks.results.frames schema)
+    rows: list[dict[str, Any]]  # the run's records (rows of the tasks.results.frames schema)
+    tally: Tally
 
 
 def run_labels(sources: list[str]) -> list[str]:
@@ -28,33 +31,32 @@ def run_labels(sources: list[str]) -> list[str]:
     return [str(Path(s).with_suffix("")) for s in sources]
 
 
+def load_run(label: str, source: str) -> Run:
+    from tasks.results.frames import load_table
+    rows = load_table(source).to_pylist()
+    tally = Tally()
+    for row in rows:
+        tally.add(row)
+    return Run(label, source, rows, tally)
+
+
 def load_runs(sources: list[str]) -> list[Run]:
-    from tasks.results.frames import load_results
-    return [Run(label, source, load_results(source))
-            for label, source in zip(run_labels(sources), sources)]
+    return [load_run(label, source) for label, source in zip(run_labels(sources), sources)]
 
 
-def _case_verdict(scores, errors, passes: int, n: int) -> str:
+def _case_verdict(score: float, errors: int, passes: int, n: int) -> str:
     if errors == n:
         return "error"
     if n > 1:
         return "pass" if passes == n else ("fail" if passes == 0 else "mixed")
-    return verdict_for(float(scores.mean()))
+    return verdict_for(score)
 
 
 def case_cells(run: Run) -> dict[tuple[str, str], dict[str, Any]]:
     """(target, eval_id) → {score (mean over trials), verdict, n, passes, errors}."""
-    df = run.df
-    cells: dict[tuple[str, str], dict[str, Any]] = {}
-    for (target, eval_id), part in df.groupby([df["target"].fillna(""), "eval_id"], sort=False):
-        scores = part["score"].astype(float)
-        n = len(part)
-        passes = int(part["verdict"].eq("pass").sum())
-        errors = int(part["error"].notna().sum())
-        cells[(target, eval_id)] = {"score": float(scores.mean()), "n": n, "passes": passes,
-                                    "errors": errors,
-                                    "verdict": _case_verdict(scores, errors, passes, n)}
-    return cells
+    return {key: {**cell, "verdict": _case_verdict(cell["score"], cell["errors"],
+                                                   cell["passes"], cell["n"])}
+            for key, cell in run.tally.cells().items()}
 
 
 def matrix(runs: list[Run]) -> list[dict[str, Any]]:

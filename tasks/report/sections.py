@@ -3,6 +3,7 @@ and the case drill-downs."""
 from __future__ import annotations
 
 from html import escape
+from types import SimpleNamespace
 from typing import Any
 
 from tasks.report.cases import MAX_CASES, case_anchor, case_block
@@ -15,7 +16,7 @@ from tasks.report.html import (
     table,
 )
 from tasks.report.runs import Run, matrix
-from tasks.results.stats import BIN_LABELS, breakdown, summarize
+from tasks.results.measures import BIN_LABELS, OVERALL
 from tasks.results.trials import case_table
 
 
@@ -56,7 +57,7 @@ def plots(runs: list[Run], summaries: list[dict[str, Any]],
     names = [f"{t} · {e}" if len({t for t, _ in evaluators}) > 1 else e for t, e in evaluators]
     out += ["<h3>Mean score per evaluator</h3>",
             grouped_bar_chart(names, series, "evaluators", 1.0)]
-    overall = [[r for r in rows if r["evaluator"] == "(overall)"] for rows in per_eval]
+    overall = [[r for r in rows if r["evaluator"] == OVERALL] for rows in per_eval]
     targets = sorted({r["target"] for rows in overall for r in rows})
     out += ["<h3>Mean score per target</h3>", grouped_bar_chart(
         [t or "(none)" for t in targets],
@@ -107,7 +108,7 @@ def matrix_section(runs: list[Run]) -> str:
 
 def breakdown_tables(runs: list[Run], per_eval: list[list[dict[str, Any]]]) -> str:
     rows = [{"run": run.label, **r} for run, part in zip(runs, per_eval) for r in part]
-    overall = [r for r in rows if r["evaluator"] == "(overall)"]
+    overall = [r for r in rows if r["evaluator"] == OVERALL]
     return ("<h3>Per target</h3>" + table(overall, ["run", "target", "n", "mean", "median", "std",
                                                    "pass_rate", "error_rate", "p50_latency_ms",
                                                    "p95_latency_ms", "tokens", "cost_usd"],
@@ -120,33 +121,36 @@ def breakdown_tables(runs: list[Run], per_eval: list[list[dict[str, Any]]]) -> s
 def trials_section(runs: list[Run]) -> str:
     rows = []
     for run in runs:
-        df = run.df
-        if df.empty or int(df.groupby(["target", "dataset", "eval_id"],
-                                      dropna=False).size().max()) < 2:
+        cases = run.tally.case_trials()
+        if not cases or max(c.n for c in cases) < 2:
             continue
-        cases = case_table(df)
-        k = int(cases["n"].min())
-        for r in cases.sort_values("disagree", ascending=False, kind="stable").itertuples():
-            rows.append({"run": run.label, "case": r.eval_id, "target": r.target,
-                         "trials": int(r.n), "passes": int(r.passes), "mean": float(r.mean),
-                         "pass@1": float(r.pass_at_1), "pass@k": float(r.pass_at_k),
-                         "pass^k": float(r.pass_hat_k), "k": k,
-                         "agreement": "DISAGREE" if r.disagree else "agree"})
+        table_rows = case_table(cases)
+        for r in sorted(table_rows, key=lambda r: not r["disagree"]):
+            rows.append({"run": run.label, "case": r["eval_id"], "target": r["target"],
+                         "trials": r["n"], "passes": r["passes"], "mean": r["mean"],
+                         "pass@1": r["pass_at_1"], "pass@k": r["pass_at_k"],
+                         "pass^k": r["pass_hat_k"], "k": r["k"],
+                         "agreement": "DISAGREE" if r["disagree"] else "agree"})
     if not rows:
         return ("<p>Each case ran once per run (use <code>--trials K</code> to measure "
                 "agreement).</p>")
     return table(rows, list(rows[0]), "trials")
 
 
+def _case_order(row: dict[str, Any]) -> tuple[Any, ...]:
+    """By eval_id, target (none last), trial."""
+    target = row.get("target")
+    return (str(row.get("eval_id")), target is None, target or "", row.get("trial") or 0)
+
+
 def cases_section(runs: list[Run], expected: dict[str, str]) -> str:
     blocks: list[str] = []
-    total = sum(len(r.df) for r in runs)
+    total = sum(len(r.rows) for r in runs)
     for i, run in enumerate(runs):
-        ordered = run.df.sort_values(["eval_id", "target", "trial"], kind="stable")
-        for row in ordered.itertuples():
+        for row in sorted(run.rows, key=_case_order):
             if len(blocks) >= MAX_CASES:
                 break
-            blocks.append(case_block(row, i, run.label, expected))
+            blocks.append(case_block(SimpleNamespace(**row), i, run.label, expected))
     note = (f"<p>Showing {MAX_CASES} of {total} records.</p>" if total > MAX_CASES
             else f"<p>{total} record(s); click one to see its conversation, evaluators and "
                  "trace.</p>")
@@ -155,4 +159,4 @@ def cases_section(runs: list[Run], expected: dict[str, str]) -> str:
 
 
 def summaries_of(runs: list[Run]) -> tuple[list[dict[str, Any]], list[list[dict[str, Any]]]]:
-    return [summarize(r.df) for r in runs], [breakdown(r.df) for r in runs]
+    return [r.tally.summary() for r in runs], [r.tally.breakdown() for r in runs]

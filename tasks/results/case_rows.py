@@ -1,7 +1,7 @@
 """One case as a row of the case table artifact: score, verdict, hits, misses, short
 reasoning and the case's or its evaluators' errors (what a reviewer needs in the UI).
-Built from a row of the results schema (``tasks.results.frames.record_to_row``), as records are
-written or from a loaded DataFrame."""
+Built from a row of the results schema (``tasks.results.frames.record_to_row``) as a sink
+takes each record."""
 from __future__ import annotations
 
 import json
@@ -42,15 +42,14 @@ def _number(value: Any, digits: int) -> float | None:
     return None if value != value else round(value, digits)
 
 
-def case_row(row: Any, results: list[Any] | None = None) -> dict[str, Any]:
-    """``row``: a mapping (or a DataFrame's itertuples row) of the results schema;
-    ``results``: its evaluator results, parsed (else read from the row's JSON)."""
-    def get(name: str) -> Any:
-        return row.get(name) if isinstance(row, dict) else getattr(row, name)
-    return {"eval_id": get("eval_id"), "trial": int(get("trial") or 0),
-            "score": round(float(get("score")), 3), "verdict": get("verdict"),
-            "hits": short(_items(get("hits")), 300), "misses": short(_items(get("misses")), 300),
-            "reasoning": short(get("reasoning")),
-            "error": _errors(get("error"), get("evaluator_results") if results is None
+def case_row(row: dict[str, Any], results: list[Any] | None = None) -> dict[str, Any]:
+    """``row``: a row of the results schema; ``results``: its evaluator results, parsed
+    (else read from the row's JSON)."""
+    return {"eval_id": row.get("eval_id"), "trial": int(row.get("trial") or 0),
+            "score": _number(row.get("score"), 3), "verdict": row.get("verdict"),
+            "hits": short(_items(row.get("hits")), 300),
+            "misses": short(_items(row.get("misses")), 300),
+            "reasoning": short(row.get("reasoning")),
+            "error": _errors(row.get("error"), row.get("evaluator_results") if results is None
                              else results),
-            "latency_ms": _number(get("latency_ms"), 1)}
+            "latency_ms": _number(row.get("latency_ms"), 1)}

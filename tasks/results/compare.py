@@ -17,12 +17,12 @@ classification (win: delta >= threshold, loss: delta <= -threshold).
 """
 from __future__ import annotations
 
-from math import lgamma, log
+from math import fsum, lgamma, log
 from typing import Any
 
-from evaluators.base import PASS_THRESHOLD
 from providers.errors import ConfigError
-from tasks.results.frames import load_results
+from tasks.results.frames import load_table
+from tasks.results.tally_pairs import KeyedScores, keyed
 from tasks.results.trials import bootstrap_ci
 
 DEFAULT_THRESHOLD = 0.1
@@ -50,68 +50,71 @@ def classify(delta: float, threshold: float) -> str:
     return "tie"
 
 
-def match_keys(df1, df2) -> list[str]:
-    targets1, targets2 = set(df1["target"].dropna()), set(df2["target"].dropna())
+def match_keys(rows1: list[dict[str, Any]], rows2: list[dict[str, Any]]) -> list[str]:
+    targets1 = {r["target"] for r in rows1 if r.get("target") is not None}
+    targets2 = {r["target"] for r in rows2 if r.get("target") is not None}
     if len(targets1) > 1 and targets1 == targets2:
         return ["eval_id", "target", "trial"]
     return ["eval_id", "trial"]
 
 
-def _keyed(df, keys: list[str]):
-    data = df.assign(passed=(df["score"] >= PASS_THRESHOLD) & df["error"].isna(),
-                     target=df["target"].fillna(""))
-    return data.groupby(keys, sort=False).agg(score=("score", "mean"), passed=("passed", "all"))
+def _pairs(left: KeyedScores, right: KeyedScores, threshold: float) -> list[dict[str, Any]]:
+    """The keys both files hold, in the order of the first file."""
+    import numpy as np
+    pairs = []
+    for key in left.entries:
+        if key in right.entries:
+            score1, score2 = left.mean(key), right.mean(key)
+            delta = float(np.round(score2 - score1, 6))
+            pairs.append({**dict(zip(left.keys, key)), "score1": score1, "score2": score2,
+                          "delta": delta, "outcome": classify(delta, threshold),
+                          "passed1": left.passed(key), "passed2": right.passed(key)})
+    return pairs
 
 
-def _pairs(df1, df2, keys: list[str], threshold: float):
-    left, right = _keyed(df1, keys), _keyed(df2, keys)
-    pairs = left.merge(right, how="inner", left_index=True, right_index=True,
-                       suffixes=("1", "2")).reset_index()
-    pairs["delta"] = (pairs["score2"] - pairs["score1"]).round(6)
-    pairs["outcome"] = pairs["delta"].map(lambda d: classify(d, threshold))
-    return pairs, left, right
-
-
-def _unmatched(df, keys: list[str], other) -> int:
-    """Records of ``df`` whose key (eval_id, trial, …) has no partner in ``other``."""
-    rows = df.assign(target=df["target"].fillna(""))
-    index = rows.set_index(keys).index
-    return int((~index.isin(other.index)).sum())
-
-
-def _records(df) -> int:
+def _records(rows: list[dict[str, Any]]) -> int:
     """Records read from one file: each is either matched or unmatched, so the summary's
     ``total`` is matched + unmatched records (AgentV: 5 matched pairs → total 10)."""
-    return int(len(df))
+    return len(rows)
 
 
-def _matched_items(pairs, keys: list[str]) -> list[dict[str, Any]]:
-    with_trial = bool((pairs["trial"] > 0).any())
+def _matched_items(pairs: list[dict[str, Any]], keys: list[str]) -> list[dict[str, Any]]:
+    with_trial = any(p["trial"] > 0 for p in pairs)
     items = []
-    for row in pairs.itertuples():
-        item: dict[str, Any] = {"eval_id": row.eval_id, "score1": float(row.score1),
-                                "score2": float(row.score2), "delta": float(row.delta),
-                                "outcome": row.outcome}
+    for pair in pairs:
+        item: dict[str, Any] = {k: pair[k] for k in ("eval_id", "score1", "score2", "delta",
+                                                     "outcome")}
         if "target" in keys:
-            item["target"] = row.target
+            item["target"] = pair["target"]
         if with_trial:
-            item["trial"] = int(row.trial)
+            item["trial"] = int(pair["trial"])
         items.append(item)
     return items
 
 
-def significance(pairs, keys: list[str], threshold: float) -> dict[str, Any]:
+def _per_case(pairs: list[dict[str, Any]], keys: list[str]) -> list[float]:
+    """Each case's mean delta over its trials, in case order (trials of a case count once)."""
     clusters = [k for k in keys if k != "trial"]
-    per_case = pairs.groupby(clusters)["delta"].mean()
+    deltas: dict[tuple[Any, ...], list[float]] = {}
+    for pair in pairs:
+        deltas.setdefault(tuple(pair[k] for k in clusters), []).append(pair["delta"])
+    return [fsum(values) / len(values) for _, values in sorted(deltas.items())]
+
+
+def significance(pairs: list[dict[str, Any]], keys: list[str], threshold: float
+                 ) -> dict[str, Any]:
+    import numpy as np
+    per_case = _per_case(pairs, keys)
     ci = bootstrap_ci(per_case, resamples=RESAMPLES)
-    wins, losses = pairs["outcome"] == "win", pairs["outcome"] == "loss"
-    flips_down = int((losses & pairs["passed1"] & ~pairs["passed2"]).sum())
-    flips_up = int((wins & ~pairs["passed1"] & pairs["passed2"]).sum())
-    positive, negative = int(wins.sum()), int(losses.sum())
-    upper = ci[1] if ci else float(per_case.mean())
+    wins = [p for p in pairs if p["outcome"] == "win"]
+    losses = [p for p in pairs if p["outcome"] == "loss"]
+    flips_down = sum(1 for p in losses if p["passed1"] and not p["passed2"])
+    flips_up = sum(1 for p in wins if not p["passed1"] and p["passed2"])
+    positive, negative = len(wins), len(losses)
+    upper = ci[1] if ci else float(np.mean(per_case))
     return {
         "ci95": [round(ci[0], 4), round(ci[1], 4)] if ci else None,
-        "cases": int(len(per_case)), "resamples": RESAMPLES if ci else 0,
+        "cases": len(per_case), "resamples": RESAMPLES if ci else 0,
         "mcnemar": {"pass_to_fail": flips_down, "fail_to_pass": flips_up,
                     "p_value": round(exact_binomial_p(flips_up, flips_up + flips_down), 6)},
         "sign_test": {"positive": positive, "negative": negative,
@@ -120,22 +123,27 @@ def significance(pairs, keys: list[str], threshold: float) -> dict[str, Any]:
     }
 
 
-def compare_frames(df1, df2, threshold: float = DEFAULT_THRESHOLD,
-                   names: tuple[str, str] = ("file1", "file2")) -> dict[str, Any]:
-    keys = match_keys(df1, df2)
-    pairs, left, right = _pairs(df1, df2, keys, threshold)
-    if pairs.empty:
-        raise ConfigError(f"no common eval_id between {names[0]} ({left.shape[0]} case(s)) and "
-                          f"{names[1]} ({right.shape[0]} case(s)): nothing to compare")
-    counts = pairs["outcome"].value_counts()
-    unmatched = {"file1": _unmatched(df1, keys, right), "file2": _unmatched(df2, keys, left)}
+def compare_rows(rows1: list[dict[str, Any]], rows2: list[dict[str, Any]],
+                 threshold: float = DEFAULT_THRESHOLD,
+                 names: tuple[str, str] = ("file1", "file2")) -> dict[str, Any]:
+    """Compare two files' rows (of the results schema: eval_id, target, trial, score,
+    error)."""
+    import numpy as np
+    keys = match_keys(rows1, rows2)
+    left, right = keyed(rows1, keys), keyed(rows2, keys)
+    pairs = _pairs(left, right, threshold)
+    if not pairs:
+        raise ConfigError(f"no common eval_id between {names[0]} ({len(left)} case(s)) and "
+                          f"{names[1]} ({len(right)} case(s)): nothing to compare")
+    outcomes = [p["outcome"] for p in pairs]
     return {
         "matched": _matched_items(pairs, keys),
-        "unmatched": unmatched,
-        "summary": {"total": _records(df1) + _records(df2), "matched": int(len(pairs)),
-                    "wins": int(counts.get("win", 0)), "losses": int(counts.get("loss", 0)),
-                    "ties": int(counts.get("tie", 0)),
-                    "meanDelta": round(float(pairs["delta"].mean()), 3)},
+        "unmatched": {"file1": left.records_without(right),
+                      "file2": right.records_without(left)},
+        "summary": {"total": _records(rows1) + _records(rows2), "matched": len(pairs),
+                    "wins": outcomes.count("win"), "losses": outcomes.count("loss"),
+                    "ties": outcomes.count("tie"),
+                    "meanDelta": round(float(np.mean([p["delta"] for p in pairs])), 3)},
         "significance": significance(pairs, keys, threshold),
     }
 
@@ -143,9 +151,9 @@ def compare_frames(df1, df2, threshold: float = DEFAULT_THRESHOLD,
 def compare_files(file1: str, file2: str, threshold: float = DEFAULT_THRESHOLD) -> dict[str, Any]:
     if threshold < 0:
         raise ConfigError(f"must be >= 0, got {threshold}", None, "--threshold")
-    df1 = load_results(file1, columns=COLUMNS)
-    df2 = load_results(file2, columns=COLUMNS)
-    return compare_frames(df1, df2, threshold, names=(file1, file2))
+    rows1 = load_table(file1, columns=COLUMNS).to_pylist()
+    rows2 = load_table(file2, columns=COLUMNS).to_pylist()
+    return compare_rows(rows1, rows2, threshold, names=(file1, file2))
 
 
 def exit_code(result: dict[str, Any], fail_on_regression: bool = False) -> int:

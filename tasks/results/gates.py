@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from tasks.load.gates import Gates
+from tasks.results.tally import Tally
 
 
 def check_gates(summary: dict[str, Any], gates: Gates, label: str = "") -> list[str]:
@@ -34,18 +35,12 @@ def check_gates(summary: dict[str, Any], gates: Gates, label: str = "") -> list[
     return reasons
 
 
-def gate_failures(df, summary: dict[str, Any], run_gates: Gates,
+def gate_failures(tally: Tally, summary: dict[str, Any], run_gates: Gates,
                   suite_gates: list[tuple[str, str, Gates]]) -> list[str]:
-    """Reasons the run fails its gates: the run-wide gates against the whole summary, each
-    eval file's ``execution`` gates against that file's cases. ``suite_gates`` holds
-    (label, case-key file prefix, gates)."""
-    from tasks.results.stats import summarize
-
-    def suite_summary(prefix: str) -> dict[str, Any] | None:
-        if "case_key" not in df:
-            return None
-        return summarize(df[df["case_key"].fillna("").str.startswith(f"{prefix}::")])
-    return failed_gates(summary, run_gates, suite_gates, suite_summary)
+    """Reasons the run fails its gates: the run-wide gates against the whole ``summary``,
+    each eval file's ``execution`` gates against that file's cases as the ``tally`` counted
+    them. ``suite_gates`` holds (label, case-key file prefix, gates)."""
+    return failed_gates(summary, run_gates, suite_gates, tally.suite_summary)
 
 
 def failed_gates(summary: dict[str, Any], run_gates: Gates,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tasks.load.redact import redact
-from tasks.results.stats import BIN_LABELS
+from tasks.results.measures import BIN_LABELS
 from tasks.results.trials import shorten
 
 

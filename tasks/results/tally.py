@@ -1,13 +1,15 @@
-"""The run's summary statistics, accumulated as records are written (no pandas, no
-second pass over the results file).
+"""agentv's one statistics engine: the statistics of a set of records, accumulated record by
+record (no pandas, no second pass). A run feeds it as records are written; the report,
+``agentv publish`` of a merged file and the nightly gate feed it the records of a file.
 
-``Tally.add(row)`` takes one row of the results schema (``tasks.results.frames.record_to_row``);
-``summary()`` returns what ``tasks.results.stats.summarize`` computes from the whole DataFrame
-(same keys, same numbers), ``breakdown()`` what ``tasks.results.stats.breakdown`` does, and
-``suite_summary(file)`` the numbers the quality gates check for one eval file. What it
-keeps per record is compact: floats in arrays and, per case (target × dataset × eval_id),
-its index into arrays of score sums, trial counts and pass counts (the bootstrap CI and
-pass@k need them).
+``Tally.add(row)`` takes one row of the results schema (``tasks.results.frames.record_to_row``,
+or a row read back from a results file); ``summary()`` is the run's summary (the console's
+SUMMARY, the summary artifact, the report's summary), ``breakdown()`` the per target ×
+evaluator table (tasks/results/tally_groups.py), ``suite_summary(file)`` the numbers the
+quality gates check for one eval file, ``case_trials()`` each case's trials (pass@k, the
+report's trials table) and ``cells()`` each (target, eval_id)'s mean score (the report's
+matrix). What it keeps per record is compact: floats in arrays and, per case (target ×
+dataset × eval_id), its index into arrays of score sums, trial, pass and error counts.
 """
 from __future__ import annotations
 
@@ -19,9 +21,9 @@ from array import array
 from typing import Any
 
 from tasks.results.problems import evaluator_error_count
-from tasks.results.stats import exact_mean, exact_std, histogram
-from tasks.results.tally_groups import Breakdown, evaluator_results, number
-from tasks.results.trials import bootstrap_ci, pass_at_k, pass_hat_k
+from tasks.results.measures import exact_mean, exact_std, histogram, number
+from tasks.results.tally_groups import Breakdown, evaluator_results
+from tasks.results.trials import CaseTrials, bootstrap_ci, trials_summary
 
 
 class SuiteCounts:
@@ -61,6 +63,7 @@ class Tally:
         # per case (target, dataset, eval_id): its index into score sums, trials, passes
         self.cases: dict[tuple[str, str, str], int] = {}
         self.sums, self.trials, self.case_passes = array("d"), array("q"), array("q")
+        self.case_errors = array("q")
         self.targets_of: list[Any] = []  # each case's raw target (None or text)
         self.suites: dict[str, SuiteCounts] = {}
         self.groups = Breakdown()
@@ -91,10 +94,12 @@ class Tally:
             self.sums.append(0.0)
             self.trials.append(0)
             self.case_passes.append(0)
+            self.case_errors.append(0)
             self.targets_of.append(row.get("target"))
         self.sums[index] += score
         self.trials[index] += 1
         self.case_passes[index] += passed
+        self.case_errors[index] += errored
         suite = self._suite(row.get("case_key"))
         suite.n += 1
         if math.isfinite(score):  # as exact_mean: NaN (no score) is left out
@@ -123,7 +128,8 @@ class Tally:
         return self.groups.table()
 
     def summary(self) -> dict[str, Any]:
-        """The same dict as ``tasks.results.stats.summarize`` of these records."""
+        """total, errors, mean/median/min/max/std of the scores, histogram, top and bottom
+        cases, tokens, costs, pass rate, 95% CI of the mean over cases, trials (or None)."""
         import numpy as np
         if not self.total:
             return {"total": 0, "errors": 0, "evaluator_errors": 0, "histogram": [0] * 5,
@@ -151,8 +157,8 @@ class Tally:
         return None if pair is None else [round(pair[0], 3), round(pair[1], 3)]
 
     def _extremes(self) -> tuple[list, list]:
-        """Top and bottom 3 cases by mean score over (eval_id, target), as ``_extremes``
-        in tasks/results/stats.py orders them."""
+        """Top and bottom 3 cases by mean score over (eval_id, target) (over its trials, so
+        no case appears twice): mean descending, then eval_id, then target."""
         one_dataset = len({key[1] for key in self.cases}) <= 1
         if one_dataset and not any(s != s for s in self.sums):  # no NaN: heaps, no sort
             return self._extremes_of(lambda: ((self.sums[i] / self.trials[i], key[2],
@@ -186,18 +192,21 @@ class Tally:
         return top, bottom
 
     def _trials(self) -> dict[str, Any] | None:
-        if not self.cases or max(self.trials) < 2:
-            return None
-        keys = sorted(self.cases)
-        k = int(min(self.trials))
-        many = len({key[0] for key in keys}) > 1
-        rows = [(key, self.trials[i], self.case_passes[i]) for key, i in
-                ((key, self.cases[key]) for key in keys)]
-        return {
-            "k": k, "cases": len(rows), "max_trials": max(n for _, n, _ in rows),
-            "pass_at_1": round(sum(c / n for _, n, c in rows) / len(rows), 3),
-            "pass_at_k": round(sum(pass_at_k(n, c, k) for _, n, c in rows) / len(rows), 3),
-            "pass_hat_k": round(sum(pass_hat_k(n, c, k) for _, n, c in rows) / len(rows), 3),
-            "disagreeing": [f"{key[2]} [{key[0]}]" if many else key[2]
-                            for key, n, c in rows if 0 < c < n],
-        }
+        return trials_summary(self.case_trials())
+
+    def case_trials(self) -> list[CaseTrials]:
+        """Each case's trials, in (target, dataset, eval_id) order."""
+        return [CaseTrials(*key, self.trials[i], self.case_passes[i], self.sums[i])
+                for key, i in sorted(self.cases.items())]
+
+    def cells(self) -> dict[tuple[str, str], dict[str, Any]]:
+        """(target, eval_id) → mean score over its trials, n, passes, errors."""
+        per: dict[tuple[str, str], list[Any]] = {}
+        for (target, _, eval_id), i in self.cases.items():
+            cell = per.setdefault((target, eval_id), [0.0, 0, 0, 0])
+            cell[0] += self.sums[i]
+            cell[1] += self.trials[i]
+            cell[2] += self.case_passes[i]
+            cell[3] += self.case_errors[i]
+        return {key: {"score": s / n, "n": n, "passes": p, "errors": e}
+                for key, (s, n, p, e) in per.items()}

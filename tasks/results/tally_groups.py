@@ -1,7 +1,8 @@
-"""Per target × evaluator statistics accumulated record by record: the streaming form of
-``tasks.results.stats.breakdown`` (each target's overall score, and one group per evaluator name
-from the records' ``evaluator_results``). Each group keeps its scores and latencies as
-compact float arrays (medians and p95 need them) and running counts."""
+"""Per target × evaluator statistics accumulated record by record (the ``agentv-stats``
+artifact and the report's breakdown tables): each target's overall score, and one group per
+evaluator name from the records' ``evaluator_results`` (tokens and cost: the evaluator's own
+judge usage; latency: the case's). Each group keeps its scores and latencies as compact float
+arrays (medians and p95 need them) and running counts."""
 from __future__ import annotations
 
 import json
@@ -9,19 +10,7 @@ import math
 from array import array
 from typing import Any
 
-from tasks.results.stats import BREAKDOWN_COLUMNS, OVERALL, exact_mean, exact_std
-
-NAN = float("nan")
-
-
-def number(value: Any) -> float:
-    """A float, NaN when missing or not numeric (``pd.to_numeric(errors="coerce")``)."""
-    if value is None or isinstance(value, (dict, list)):
-        return NAN
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return NAN
+from tasks.results.measures import BREAKDOWN_COLUMNS, NAN, OVERALL, exact_mean, exact_std, number
 
 
 def _tokens(*values: Any) -> int:

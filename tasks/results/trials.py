@@ -7,13 +7,16 @@ passes when its verdict is ``pass`` (score >= 0.8, no error). With n trials and 
 * pass^k = C(c, k) / C(n, k)       — unbiased estimate of P(all k pass)
 
 Confidence intervals resample cases (not trials: trials of a case are not independent).
+The tally (tasks/results/tally.py) counts each case's trials as the records arrive
+(``CaseTrials``); ``trials_summary`` and ``case_table`` turn those counts into the numbers the
+summary and the report show.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from math import comb
 from typing import Any
 
-CASE_COLUMNS = ["target", "dataset", "eval_id"]
 CONFIDENCE = 0.95
 RESAMPLES = 2000
 NORMAL_FROM = 5000
@@ -61,54 +64,54 @@ def bootstrap_ci(values, resamples: int = RESAMPLES, seed: int = 0,
     return float(lo), float(hi)
 
 
-def _with_case_columns(df):
-    out = df.assign(passed=df["verdict"].eq("pass").fillna(False).astype(bool))
-    for column in CASE_COLUMNS:
-        out[column] = out[column].fillna("")
-    return out
+@dataclass(frozen=True, slots=True)
+class CaseTrials:
+    """One case's trials as the tally counted them: n trials, passes, the sum of scores."""
+
+    target: str
+    dataset: str
+    eval_id: str
+    n: int
+    passes: int
+    score_sum: float
+
+    @property
+    def mean(self) -> float:
+        return self.score_sum / self.n
+
+    @property
+    def disagree(self) -> bool:
+        return 0 < self.passes < self.n
 
 
-def case_table(df, k: int | None = None):
-    """One row per case: n trials, passes, mean/std/min/max score, pass@1/@k, pass^k."""
-    data = _with_case_columns(df)
-    cases = data.groupby(CASE_COLUMNS, sort=True).agg(
-        n=("score", "size"), passes=("passed", "sum"), mean=("score", "mean"),
-        std=("score", "std"), min=("score", "min"), max=("score", "max")).reset_index()
-    k = k or int(cases["n"].min())
-    cases["pass_at_1"] = cases["passes"] / cases["n"]
-    cases["pass_at_k"] = cases.apply(lambda r: pass_at_k(r.n, r.passes, k), axis=1)
-    cases["pass_hat_k"] = cases.apply(lambda r: pass_hat_k(r.n, r.passes, k), axis=1)
-    cases["disagree"] = (cases["passes"] > 0) & (cases["passes"] < cases["n"])
-    return cases
+def case_table(cases: list[CaseTrials], k: int | None = None) -> list[dict[str, Any]]:
+    """One row per case (in the order given): n trials, passes, mean score, pass@1, pass@k,
+    pass^k (k: the fewest trials of any case unless given), whether its trials disagree."""
+    k = k or min(c.n for c in cases)
+    return [{"target": c.target, "dataset": c.dataset, "eval_id": c.eval_id, "n": c.n,
+             "passes": c.passes, "mean": c.mean, "pass_at_1": c.passes / c.n,
+             "pass_at_k": pass_at_k(c.n, c.passes, k), "pass_hat_k": pass_hat_k(c.n, c.passes, k),
+             "k": k, "disagree": c.disagree} for c in cases]
+
+
+def trials_summary(cases: list[CaseTrials]) -> dict[str, Any] | None:
+    """pass@k / pass^k averaged over cases and the disagreeing cases (labelled with their
+    target when there are several); None when no case ran more than once."""
+    if not cases or max(c.n for c in cases) < 2:
+        return None
+    rows = case_table(cases)
+    many = len({c.target for c in cases}) > 1
+    return {
+        "k": rows[0]["k"], "cases": len(rows), "max_trials": max(c.n for c in cases),
+        "pass_at_1": round(sum(r["pass_at_1"] for r in rows) / len(rows), 3),
+        "pass_at_k": round(sum(r["pass_at_k"] for r in rows) / len(rows), 3),
+        "pass_hat_k": round(sum(r["pass_hat_k"] for r in rows) / len(rows), 3),
+        "disagreeing": [f"{c.eval_id} [{c.target}]" if many else c.eval_id
+                        for c in cases if c.disagree],
+    }
 
 
 def shorten(labels: list[str], limit: int = 10) -> str:
     """``a, b, c … and 12 more`` for long lists of case labels."""
     text = ", ".join(labels[:limit])
     return text + (f" … and {len(labels) - limit} more" if len(labels) > limit else "")
-
-
-def case_label(row: Any, many_targets: bool) -> str:
-    return f"{row.eval_id} [{row.target}]" if many_targets else str(row.eval_id)
-
-
-def mean_ci(df) -> tuple[float, float] | None:
-    """95% CI of the mean score, resampling cases (each case = mean of its trials)."""
-    data = _with_case_columns(df)
-    return bootstrap_ci(data.groupby(CASE_COLUMNS)["score"].mean())
-
-
-def trials_summary(df) -> dict[str, Any] | None:
-    """pass@k / pass^k over cases and the disagreeing cases; None when no case repeats."""
-    if df.empty or int(df.groupby(CASE_COLUMNS, dropna=False).size().max()) < 2:
-        return None
-    cases = case_table(df)
-    many = cases["target"].nunique() > 1
-    k = int(cases["n"].min())
-    return {
-        "k": k, "cases": int(len(cases)), "max_trials": int(cases["n"].max()),
-        "pass_at_1": round(float(cases["pass_at_1"].mean()), 3),
-        "pass_at_k": round(float(cases["pass_at_k"].mean()), 3),
-        "pass_hat_k": round(float(cases["pass_hat_k"].mean()), 3),
-        "disagreeing": [case_label(r, many) for r in cases[cases["disagree"]].itertuples()],
-    }

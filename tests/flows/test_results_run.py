@@ -70,7 +70,7 @@ def test_run_writes_parquet_with_the_jsonl_records(trial_run):
     pd.testing.assert_frame_equal(load_results(out), load_results(parquet))
     df = load_results(parquet)
     assert len(df) == 12 and sorted(df.trial.unique()) == [0, 1, 2, 3]
-    one_liner = (f"from tasks.results.stats import load_results; "
+    one_liner = (f"from tasks.results.frames import load_results; "
                  f"print(round(load_results('{parquet}').score.mean(), 4))")
     proc = subprocess.run([sys.executable, "-c", one_liner], capture_output=True, text=True,
                           cwd=ROOT)

@@ -16,6 +16,7 @@ from evaluators.report import result_from_record
 from providers.base import ConfigError, Target
 from flows.dataset import run_dataset
 from tasks.api.dataset import Dataset, Sample
+from tasks.results.tally_samples import report_of
 
 
 @dataclass(frozen=True)
@@ -87,14 +88,21 @@ def test_load_bad_json_names_the_line(tmp_path):
 
 
 def test_report_metrics():
-    report = EvalReport((
+    report = report_of((
         EvalResult("a", Score(1.0, True), 10),
         EvalResult("b", Score(0.5, False, "half"), 20),
-        EvalResult("c", Score(0.0, False, "boom"), 30, error="boom")))
+        EvalResult("c", Score(0.0, False, "boom"), 30, error="boom")), "r.jsonl")
     assert (report.total, report.successful) == (3, 2)
     assert report.pass_rate == 0.5 and report.mean_score == 0.75 and report.mean_latency_ms == 20
     assert [r.sample_id for r in report.failed_samples()] == ["b"]
-    assert EvalReport(()).pass_rate == 0.0 and EvalReport(()).mean_latency_ms == 0.0
+    assert report.results_path == "r.jsonl" and isinstance(report, EvalReport)
+    empty = report_of(())
+    assert (empty.total, empty.pass_rate, empty.mean_score, empty.mean_latency_ms) == (0, 0, 0, 0)
+    # a typed score passes on its own terms (0.3 passed), not by the 0.8 threshold
+    typed = report_of([EvalResult("x", Score(0.3, True), 1), EvalResult("y", Score(0.9, False), 2)])
+    assert typed.pass_rate == 0.5 and typed.mean_score == pytest.approx(0.6)
+    with pytest.raises(TypeError):
+        EvalReport(())  # its numbers come from the statistics engine (report_of)
 
 
 def test_result_from_record_uses_the_evaluator_verdict_or_the_error():

@@ -1,5 +1,6 @@
-"""Results as data: Parquet schema and load_results, trial statistics, summary, breakdown,
-JUnit. No Prefect here: these are the functions the flow and the CLI call."""
+"""Results as data: Parquet schema and load_results, trial statistics and the summary text
+(from the statistics engine, tasks/results/tally.py), JUnit. No Prefect here: these are the
+functions the flow and the CLI call."""
 from __future__ import annotations
 
 import json
@@ -14,9 +15,12 @@ import pytest
 
 from providers.base import ConfigError
 from tasks.results.junit import JUNIT_COLUMNS, junit_xml
-from tasks.results.frames import COLUMNS, iter_records, load_results, write_parquet
-from tasks.results.stats import breakdown, format_summary, summarize
-from tasks.results.trials import bootstrap_ci, case_table, pass_at_k, pass_hat_k, trials_summary
+from tasks.results.frames import (COLUMNS, iter_records, load_results, load_table,
+                                  record_to_row, write_parquet)
+from tasks.results.summary_text import format_summary
+from tasks.results.tally import Tally
+from tasks.results.trials import (NORMAL_FROM, CaseTrials, bootstrap_ci, case_table, pass_at_k,
+                                  pass_hat_k, trials_summary)
 from tasks.results.write import serialize
 
 
@@ -141,67 +145,65 @@ def test_bootstrap_ci_brackets_the_mean_and_is_reproducible():
     assert bootstrap_ci([0.5]) is None
 
 
-def trial_frame() -> pd.DataFrame:
-    recs = ([record("steady", 0.9, trial=t) for t in range(4)]
+def tally_of(records: list[dict]) -> Tally:
+    tally = Tally()
+    for r in records:
+        tally.add(record_to_row(r))
+    return tally
+
+
+def trial_records() -> list[dict]:
+    return ([record("steady", 0.9, trial=t) for t in range(4)]
             + [record("flaky", s, trial=t) for t, s in enumerate([0.9, 0.2, 0.9, 0.1])]
             + [record("broken", 0.1, trial=t) for t in range(4)])
-    return pd.DataFrame([{"eval_id": r["eval_id"], "dataset": "ds", "target": "t1",
-                          "trial": r["trial"], "score": r["score"],
-                          "verdict": "pass" if r["score"] >= 0.8 else "fail"} for r in recs])
+
+
+def test_bootstrap_ci_becomes_the_normal_interval_for_many_cases():
+    values = [float(i % 2) for i in range(NORMAL_FROM)]  # mean 0.5, σ 0.5
+    lo, hi = bootstrap_ci(values)
+    half = 1.959964 * 0.5 / NORMAL_FROM ** 0.5
+    assert lo == pytest.approx(0.5 - half, abs=1e-6) and hi == pytest.approx(0.5 + half, abs=1e-6)
 
 
 def test_trials_summary_reports_pass_at_k_and_flags_disagreement():
-    df = trial_frame()
-    cases = case_table(df).set_index("eval_id")
-    assert cases.loc["flaky", "passes"] == 2 and bool(cases.loc["flaky", "disagree"])
-    assert not cases.loc["steady", "disagree"] and not cases.loc["broken", "disagree"]
-    assert cases.loc["flaky", "pass_at_k"] == 1.0 and cases.loc["flaky", "pass_hat_k"] == 0.0
-    summary = trials_summary(df)
+    cases = tally_of(trial_records()[::-1]).case_trials()
+    assert [(c.eval_id, c.n, c.passes) for c in cases] == [
+        ("broken", 4, 0), ("flaky", 4, 2), ("steady", 4, 4)]
+    rows = {r["eval_id"]: r for r in case_table(cases)}
+    assert rows["flaky"]["passes"] == 2 and rows["flaky"]["disagree"]
+    assert not rows["steady"]["disagree"] and not rows["broken"]["disagree"]
+    assert rows["flaky"]["pass_at_k"] == 1.0 and rows["flaky"]["pass_hat_k"] == 0.0
+    assert rows["flaky"]["mean"] == pytest.approx(0.525) and rows["flaky"]["k"] == 4
+    summary = trials_summary(cases)
     assert summary["k"] == 4 and summary["cases"] == 3
     assert summary["pass_at_1"] == pytest.approx(0.5)
     assert summary["pass_at_k"] == pytest.approx(2 / 3, abs=1e-3)
     assert summary["pass_hat_k"] == pytest.approx(1 / 3, abs=1e-3)
     assert summary["disagreeing"] == ["flaky"]
-    assert trials_summary(df[df.trial == 0]) is None
+    assert trials_summary(tally_of(trial_records()[:4:4]).case_trials()) is None
+    uneven = [CaseTrials("t", "d", "x", 3, 1, 1.5), CaseTrials("t", "d", "y", 2, 2, 2.0)]
+    assert trials_summary(uneven)["k"] == 2 and trials_summary(uneven)["max_trials"] == 3
 
 
-def test_summary_from_the_dataframe_has_ci_pass_rate_and_trials(tmp_path):
+def test_summary_text_has_ci_pass_rate_and_trials():
     recs = [record("steady", 0.9, trial=t) for t in range(3)] + \
            [record("flaky", s, trial=t) for t, s in enumerate([0.9, 0.2, 0.5])]
-    df = load_results(write_jsonl(tmp_path / "r.jsonl", recs))
-    summary = summarize(df)
+    summary = tally_of(recs).summary()
     assert summary["total"] == 6 and summary["pass_rate"] == pytest.approx(4 / 6, abs=1e-3)
     assert summary["ci95"][0] <= summary["mean"] <= summary["ci95"][1]
-    text = format_summary(summary, 1.0)
+    text = format_summary({**summary, "gate_failures": ["mean score 0.1 < fail-under 0.9"]}, 1.0)
     assert "pass@3" in text and "pass^3" in text and "trials disagree: flaky" in text
-    assert "95% CI of mean" in text
-    rows = [{"eval_id": "a", "target": "t", "trial": 0, "score": 0.9, "error": None,
-             "input_tokens": 1, "output_tokens": 1, "cost_usd": None, "judge_cost_usd": 0.0}]
-    assert summarize(rows)["pass_rate"] == 1.0  # slim rows still work
-
-
-def test_breakdown_per_target_and_evaluator(tmp_path):
-    recs = [record("a", 1.0), record("b", 0.5), record("c", 0.0, error="boom"),
-            record("a", 0.9, target="t2")]
-    recs[2]["evaluator_results"] = []
-    df = load_results(write_jsonl(tmp_path / "r.jsonl", recs))
-    rows = {(r["target"], r["evaluator"]): r for r in breakdown(df)}
-    overall = rows[("t1", "(overall)")]
-    assert overall["n"] == 3 and overall["mean"] == pytest.approx(0.5)
-    assert overall["error_rate"] == pytest.approx(1 / 3, abs=1e-3)
-    assert overall["pass_rate"] == pytest.approx(1 / 3, abs=1e-3)
-    assert overall["p50_latency_ms"] == 100.0 and overall["tokens"] == 36
-    assert overall["cost_usd"] == pytest.approx(0.006)
-    judge = rows[("t1", "judge")]
-    assert judge["n"] == 2 and judge["tokens"] == 24 and judge["cost_usd"] == pytest.approx(0.002)
-    assert rows[("t2", "(overall)")]["n"] == 1
+    assert "95% CI of mean" in text and "mean: 0.717   median: 0.900" in text
+    assert "tokens: 30 in / 42 out   cost: $0.012000   judge cost: $0.006000" in text
+    assert "wall time: 1.00s" in text and "QUALITY GATE FAILED: mean score" in text
+    assert "    [0.8, 1.0]  ####################" in text
 
 
 def test_junit_has_one_testcase_per_case_and_failures_for_fail_verdicts(tmp_path):
     recs = [record("good", 0.95), record("meh", 0.7), record("bad", 0.2),
             record("down", 0.0, error="ProviderError: 503")]
-    df = load_results(write_jsonl(tmp_path / "r.jsonl", recs), columns=JUNIT_COLUMNS)
-    root = ET.fromstring(junit_xml(df))
+    rows = load_table(write_jsonl(tmp_path / "r.jsonl", recs), columns=JUNIT_COLUMNS).to_pylist()
+    root = ET.fromstring(junit_xml(rows))
     assert root.attrib["tests"] == "4" and root.attrib["failures"] == "1"
     assert root.attrib["errors"] == "1"
     cases = {c.attrib["name"]: c for c in root.iter("testcase")}

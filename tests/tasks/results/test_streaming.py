@@ -1,22 +1,20 @@
-"""The run's sink: Parquet written in row groups as records arrive and statistics kept as
-they arrive must equal what the whole-file path (write_parquet + pandas) computes from the
-same records — summary, breakdown, case tables, per-file gates — also across --resume and
-when the Parquet file cannot be written. No Prefect here."""
+"""The statistics engine (tasks/results/tally.py) against numbers computed by hand: the
+summary, the per target × evaluator breakdown, the case tables and each file's gates, fed
+record by record as a run writes them; the Parquet file in row groups as records arrive
+(also across --resume and when the Parquet file cannot be written). No Prefect here."""
 from __future__ import annotations
 
 import math
 import random
 
 import pyarrow.parquet as pq
-import pytest
 
-from flows.artifacts.case_table import case_tables, collected_tables
+from flows.artifacts.case_table import collected_tables
 from tasks.load.gates import Gates
-from tasks.results.gates import failed_gates, gate_failures
+from tasks.results.gates import gate_failures
 from tasks.results.frames import load_results, write_parquet
 from tasks.results.parquet_file import ParquetStream
 from tasks.results.sink import RunSink
-from tasks.results.stats import breakdown, summarize
 from tasks.results.write import ResultWriter
 from tests.tasks.results.test_frames import record, write_jsonl
 
@@ -58,29 +56,95 @@ def fed(records: list[dict], parquet=None, rows_per_group: int = 500) -> RunSink
     return sink
 
 
-def test_streamed_summary_and_breakdown_equal_the_pandas_ones(tmp_path):
-    recs = varied_records()
-    df = load_results(write_jsonl(tmp_path / "r.jsonl", recs))
-    tally = fed(recs).tally
-    assert tally.summary() == summarize(df)
-    assert tally.breakdown() == breakdown(df)
-    one = [r for r in recs if r["trial"] == 0 and r["target"] == "t1"]
-    small = load_results(write_jsonl(tmp_path / "one.jsonl", one))
-    assert fed(one).tally.summary() == summarize(small)  # no trials, one target
-    assert fed([]).tally.summary() == summarize(small.iloc[0:0])
+def four_cases() -> list[dict]:
+    """a pass, b fail, c an error, d borderline: one target, one trial each."""
+    return [record("a", 1.0), record("b", 0.5), record("c", 0.0, error="boom"),
+            record("d", 0.7)]
 
 
-def test_streamed_case_tables_and_file_gates_equal_the_pandas_ones(tmp_path):
-    recs = varied_records(20)
-    df = load_results(write_jsonl(tmp_path / "r.jsonl", recs))
-    sink = fed(recs)
-    assert collected_tables(sink.cases) == case_tables(df)
-    gates = [("f", "f.yaml", Gates(fail_under=0.9)), ("other", "other.yaml",
-                                                      Gates(min_pass_rate=0.99))]
+def test_summary_of_four_cases_by_hand():
+    summary = fed(four_cases()).tally.summary()
+    ci = summary.pop("ci95")
+    assert summary == {
+        "total": 4, "errors": 1, "evaluator_errors": 0,
+        "mean": 0.55,  # 2.2 / 4
+        "median": 0.6, "min": 0.0, "max": 1.0,  # median of 0.0, 0.5, 0.7, 1.0
+        "std": 0.42,  # sqrt((.45² + .05² + .55² + .15²) / 3) = sqrt(.53 / 3) = 0.4203
+        "histogram": [1, 0, 1, 1, 1],
+        "top": [("a", 1.0), ("d", 0.7)], "bottom": [("c", 0.0), ("b", 0.5)],
+        "input_tokens": 20, "output_tokens": 28,  # 4 × (5 in, 7 out)
+        "cost_usd": 0.008, "judge_cost_usd": 0.004,  # 4 × 0.002 target, 4 × 0.001 judge
+        "pass_rate": 0.25, "trials": None}
+    assert ci[0] < 0.55 < ci[1] and fed(four_cases()).tally.summary()["ci95"] == ci
+    empty = fed([]).tally.summary()
+    assert empty == {"total": 0, "errors": 0, "evaluator_errors": 0, "histogram": [0] * 5,
+                     "top": [], "bottom": []}
+    one = fed([record("a", 0.3)]).tally.summary()
+    assert (one["std"], one["ci95"], one["top"], one["bottom"]) == (None, None, [("a", 0.3)], [])
+
+
+def test_summary_with_trials_and_two_targets_by_hand():
+    recs = ([record("steady", 0.9, trial=t) for t in range(3)]
+            + [record("flaky", s, trial=t) for t, s in enumerate([0.9, 0.2, 0.5])]
+            + [record("steady", 0.4, trial=t, target="t2") for t in range(3)])
+    summary = fed(recs[::-1]).tally.summary()
+    assert summary["trials"] == {
+        "k": 3, "cases": 3, "max_trials": 3,
+        "pass_at_1": 0.444,  # (1 + 1/3 + 0) / 3
+        "pass_at_k": 0.667,  # steady [t1] and flaky (1 - C(2,3)/C(3,3) = 1), not steady [t2]
+        "pass_hat_k": 0.333,  # steady [t1] only
+        "disagreeing": ["flaky [t1]"]}
+    # per case over its trials: steady [t1] 0.9, flaky [t1] 0.533, steady [t2] 0.4
+    assert summary["top"] == [("steady [t1]", 0.9), ("flaky [t1]", 0.533)]
+    assert summary["bottom"] == [("steady [t2]", 0.4)]
+    assert summary["mean"] == 0.611 and summary["pass_rate"] == 0.444  # 5.5 / 9, 4 of 9
+
+
+def test_breakdown_per_target_and_evaluator_by_hand():
+    recs = four_cases()
+    recs[2]["evaluator_results"] = []  # the case that failed has no evaluator result
+    recs.append(record("a", 0.9, target="t2"))
+    recs[3]["latency_ms"] = 300.0
+    rows = {(r["target"], r["evaluator"]): r for r in fed(recs).tally.breakdown()}
+    assert list(rows) == [("t1", "(overall)"), ("t1", "judge"), ("t2", "(overall)"),
+                          ("t2", "judge")]
+    assert rows[("t1", "(overall)")] == {
+        "target": "t1", "evaluator": "(overall)", "n": 4, "mean": 0.55, "median": 0.6,
+        "std": 0.4203, "pass_rate": 0.25, "error_rate": 0.25,
+        "p50_latency_ms": 100.0, "p95_latency_ms": 270.0,  # 100, 100, 100, 300
+        "tokens": 48, "cost_usd": 0.008}
+    assert rows[("t1", "judge")] == {  # a, b, d: the judge's own usage
+        "target": "t1", "evaluator": "judge", "n": 3, "mean": 0.7333, "median": 0.7,
+        "std": 0.2517, "pass_rate": 0.3333, "error_rate": 0.0,
+        "p50_latency_ms": 100.0, "p95_latency_ms": 280.0, "tokens": 36, "cost_usd": 0.003}
+    assert rows[("t2", "(overall)")]["n"] == 1 and rows[("t2", "(overall)")]["std"] is None
+
+
+def test_case_tables_and_file_gates_by_hand():
+    recs = four_cases() + [record("z", 0.2, target="t2")]
+    for r in recs[:2]:
+        r["case_key"] = r["case_key"].replace("f.yaml", "other.yaml")
+    recs[1]["evaluator_results"].append({"name": "script", "type": "code_judge",
+                                         "score": 0.0, "error": "script crashed"})
+    sink = fed(recs[::-1])
+    tables = collected_tables(sink.cases)
+    assert [(key, len(rows)) for key, _, rows in tables] == [
+        ("agentv-cases-f-t1", 2), ("agentv-cases-f-t2", 1), ("agentv-cases-other-t1", 2)]
+    assert [r["eval_id"] for r in tables[2][2]] == ["a", "b"]
+    assert tables[2][2][1]["error"] == "script: script crashed"
+    assert tables[0][2][0]["error"] == "boom"
+    assert sink.tally.suite_summary("other.yaml") == {
+        "total": 2, "errors": 0, "evaluator_errors": 1, "mean": 0.75, "pass_rate": 0.5}
+    assert sink.tally.suite_summary("f.yaml") == {
+        "total": 3, "errors": 1, "evaluator_errors": 0, "mean": 0.3, "pass_rate": 0.0}
+    gates = [("f", "f.yaml", Gates(fail_under=0.5)), ("other", "other.yaml",
+                                                     Gates(min_pass_rate=0.5))]
     summary = sink.tally.summary()
-    streamed = failed_gates(summary, Gates(fail_on_error=True), gates, sink.tally.suite_summary)
-    assert streamed == gate_failures(df, summarize(df), Gates(fail_on_error=True), gates)
-    assert len(streamed) == 3
+    assert gate_failures(sink.tally, summary, Gates(fail_on_error=True), gates) == [
+        "1 case error(s) and 1 evaluator error(s) with fail-on-error",
+        "f: mean score 0.300 < fail-under 0.500"]
+    assert gate_failures(sink.tally, summary, Gates(), [("x", "x.yaml", Gates(fail_under=0.1))]) \
+        == ["x: no case ran"]
 
 
 def test_parquet_in_row_groups_equals_the_whole_file_conversion(tmp_path):
@@ -112,7 +176,8 @@ def test_resume_yields_a_parquet_and_summary_of_old_and_new_records(tmp_path):
     table = pq.read_table(tmp_path / "run.parquet")
     assert table.num_rows == len(recs)
     assert table.equals(pq.read_table(write_parquet(out, tmp_path / "whole.parquet")))
-    assert sink.tally.summary() == summarize(load_results(out))
+    assert sink.tally.summary() == fed(recs).tally.summary()  # old and new records
+    assert sink.tally.total == len(recs) == RunSink.of_file(out).tally.total
 
 
 def test_a_parquet_that_cannot_be_written_costs_only_the_parquet(tmp_path, caplog):
@@ -137,14 +202,6 @@ def test_an_empty_run_still_gets_a_parquet_with_the_schema(tmp_path):
     assert stream.close() == tmp_path / "empty.parquet"
     assert pq.read_table(tmp_path / "empty.parquet").num_rows == 0
     assert len(load_results(tmp_path / "empty.parquet")) == 0
-
-
-@pytest.mark.parametrize("n", [1, 2])
-def test_tiny_runs_match(tmp_path, n):
-    recs = varied_records(1)[:n]
-    df = load_results(write_jsonl(tmp_path / "r.jsonl", recs))
-    assert fed(recs).tally.summary() == summarize(df)
-    assert fed(recs).tally.breakdown() == breakdown(df)
 
 
 # ------------------------------------------------------------------ real runs
@@ -207,18 +264,18 @@ def test_resumed_run_summarizes_and_parquets_old_and_new_records(cli, tmp_path):
     assert table.equals(pq.read_table(write_parquet(out, tmp_path / "whole.parquet")))
 
 
-def test_means_do_not_depend_on_the_order_cases_finished_in(tmp_path):
+def test_means_do_not_depend_on_the_order_cases_finished_in():
     """100 two-decimal scores whose mean rounds differently when summed in finishing order
-    (0.521) and in case order (0.520): the run's summary, the report's, a file's gate
-    summary and the breakdown all give the exactly rounded mean, in any order."""
+    (0.521) and in case order (0.520): the run's summary, a file's gate summary and the
+    breakdown all give the exactly rounded mean, in any order."""
     rng = random.Random(47)
     recs = [record(f"case-{i:03d}", rng.randint(0, 100) / 100) for i in range(100)]
     exact = round(math.fsum(r["score"] for r in recs) / 100, 3)
     assert exact == 0.52
-    df = load_results(write_jsonl(tmp_path / "r.jsonl", recs))
+    first = fed(recs).tally
     for order in (recs, recs[::-1], sorted(recs, key=lambda r: r["score"])):
         tally = fed(order).tally
-        assert tally.summary()["mean"] == summarize(df)["mean"] == exact
-        assert tally.summary()["std"] == summarize(df)["std"]
+        assert tally.summary()["mean"] == exact and tally.summary() == first.summary()
         assert tally.suite_summary("f.yaml")["mean"] == exact
-        assert tally.breakdown() == breakdown(df)
+        assert tally.breakdown() == first.breakdown()
+        assert tally.breakdown()[0]["mean"] == 0.5205  # 52.05 / 100, exactly

@@ -1,0 +1,51 @@
+"""The numbers every statistic of a run is made of, order-independent so a run's summary does
+not depend on the order its cases finished in: exact mean and standard deviation, the score
+histogram's bins, and the names of the breakdown table's columns."""
+from __future__ import annotations
+
+import math
+from typing import Any, Iterable
+
+BINS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
+BIN_LABELS = ("[0.0, 0.2)", "[0.2, 0.4)", "[0.4, 0.6)", "[0.6, 0.8)", "[0.8, 1.0]")
+OVERALL = "(overall)"
+BREAKDOWN_COLUMNS = ["target", "evaluator", "n", "mean", "median", "std", "pass_rate",
+                     "error_rate", "p50_latency_ms", "p95_latency_ms", "tokens", "cost_usd"]
+NAN = float("nan")
+
+
+def number(value: Any) -> float:
+    """A float, NaN when missing or not numeric."""
+    if value is None or isinstance(value, (dict, list)):
+        return NAN
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return NAN
+
+
+def exact_mean(values: Iterable[float]) -> float:
+    """The mean of the non-NaN ``values``, correctly rounded whatever their order
+    (``math.fsum``): a rounded mean or a ``--fail-under`` gate never depends on the order
+    cases finished in. NaN when there is none."""
+    known = [v for v in values if v == v]
+    return math.fsum(known) / len(known) if known else math.nan
+
+
+def exact_std(values: Iterable[float]) -> float:
+    """The sample standard deviation (ddof=1) of the non-NaN ``values``, order-independent
+    like ``exact_mean``. NaN below two values."""
+    known = [v for v in values if v == v]
+    if len(known) < 2:
+        return math.nan
+    mean = math.fsum(known) / len(known)
+    return math.sqrt(math.fsum((v - mean) ** 2 for v in known) / (len(known) - 1))
+
+
+def histogram(scores: Iterable[float]) -> list[int]:
+    """Counts of scores in the five ``BIN_LABELS`` bins (a score below 0 or NaN in the
+    first, 1.0 in the last)."""
+    counts = [0] * 5
+    for s in scores:
+        counts[min(int(s * 5), 4) if s >= 0 else 0] += 1
+    return counts

@@ -1,0 +1,54 @@
+"""The console's SUMMARY block: the run's summary (``Tally.summary()``) as text."""
+from __future__ import annotations
+
+from typing import Any
+
+from tasks.results.measures import BIN_LABELS
+from tasks.results.trials import shorten
+
+
+def format_summary(summary: dict[str, Any], wall_s: float | None = None) -> str:
+    lines = ["", "SUMMARY", f"  total cases: {summary['total']}   errors: cases "
+             f"{summary['errors']}, evaluators {summary.get('evaluator_errors', 0)}"]
+    lines += [f"  note: {note}" for note in summary.get("notes") or []]
+    if summary["total"]:
+        std = "n/a" if summary["std"] is None else f"{summary['std']:.3f}"
+        lines.append(f"  mean: {summary['mean']:.3f}   median: {summary['median']:.3f}   "
+                     f"min: {summary['min']:.3f}   max: {summary['max']:.3f}   std: {std}")
+        lines.append("  histogram:")
+        width = max(summary["histogram"]) or 1
+        for lbl, n in zip(BIN_LABELS, summary["histogram"]):
+            lines.append(f"    {lbl}  {'#' * round(20 * n / width):<20} {n}")
+        lines.append("  top: " + ", ".join(f"{e} ({s:.3f})" for e, s in summary["top"]))
+        if summary["bottom"]:
+            lines.append("  bottom: " + ", ".join(f"{e} ({s:.3f})" for e, s in summary["bottom"]))
+        lines.append(_pass_line(summary))
+        lines.extend(_trial_lines(summary.get("trials")))
+        if summary.get("input_tokens") or summary.get("output_tokens"):
+            cost = summary.get("cost_usd")
+            lines.append(f"  tokens: {summary['input_tokens']} in / {summary['output_tokens']} out"
+                         f"   cost: {'n/a' if cost is None else f'${cost:.6f}'}"
+                         f"   judge cost: ${summary.get('judge_cost_usd') or 0:.6f}")
+    if wall_s is not None:
+        lines.append(f"  wall time: {wall_s:.2f}s")
+    lines += [f"  QUALITY GATE FAILED: {reason}" for reason in summary.get("gate_failures") or []]
+    return "\n".join(lines)
+
+
+def _pass_line(summary: dict[str, Any]) -> str:
+    ci = summary.get("ci95")
+    ci_text = f"[{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "n/a"
+    return f"  pass rate: {100 * summary.get('pass_rate', 0):.1f}%   95% CI of mean: {ci_text}"
+
+
+def _trial_lines(trials: dict[str, Any] | None) -> list[str]:
+    if not trials:
+        return []
+    k = trials["k"]
+    count = str(k) if trials["max_trials"] == k else f"{k}-{trials['max_trials']}"
+    lines = [f"  trials: {trials['cases']} case(s) x {count} trials   pass@1: "
+             f"{trials['pass_at_1']:.3f}   pass@{k}: {trials['pass_at_k']:.3f}   "
+             f"pass^{k}: {trials['pass_hat_k']:.3f}"]
+    if trials["disagreeing"]:
+        lines.append("  trials disagree: " + shorten(trials["disagreeing"]))
+    return lines
