@@ -14,11 +14,11 @@ import typer
 from flows.cli.output import fail, setup_logging
 from providers.errors import ConfigError
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
+app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
                   help="agentv: evaluate AI agents and LLM apps with AgentV eval suites on "
                   "Prefect.")
 server_app = typer.Typer(help="The local Prefect server agentv uses by default.",
-                         no_args_is_help=True)
+                         no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(server_app, name="server")
 
 def agentv_version() -> str:
@@ -161,7 +161,8 @@ def eval_command(
     raise typer.Exit(code)
 
 
-@app.command("validate")
+@app.command("validate", short_help="Check eval and targets files as `eval` would, calling no "
+             "target.")
 def validate_command(
     paths: List[str] = typer.Argument(..., help="Files or directories."),
     strict: bool = typer.Option(False, help="Treat warnings (unknown keys, ...) as errors."),
@@ -182,7 +183,7 @@ def validate_command(
     raise typer.Exit(2 if report.errors else 0)
 
 
-@app.command("schema")
+@app.command("schema", short_help="Write JSON Schemas for editor autocompletion.")
 def schema_command(
     out_dir: str = typer.Argument(".agentv/schemas", help="Directory for the schema files."),
 ) -> None:
@@ -195,7 +196,7 @@ def schema_command(
         fail(err)
 
 
-@app.command("compare")
+@app.command("compare", short_help="Compare two runs case by case (exit 1 when B is worse).")
 def compare_command(
     file1: str = typer.Argument(..., help="Baseline results (JSONL, YAML or Parquet)."),
     file2: str = typer.Argument(..., help="Candidate results (JSONL, YAML or Parquet)."),
@@ -221,7 +222,7 @@ def compare_command(
     raise typer.Exit(exit_code(result, fail_on_regression))
 
 
-@app.command("report")
+@app.command("report", short_help="Write a self-contained HTML report of one or more runs.")
 def report_command(
     results: List[str] = typer.Argument(..., metavar="RESULTS...",
                                         help="Results file(s), one per run: JSONL, YAML or "
@@ -265,9 +266,13 @@ def server_status() -> None:
     raise typer.Exit(0 if url else 1)
 
 
-from flows.cli.worker import worker_command  # noqa: E402 - a light module (typer only)
+from flows.cli.init import init_command  # noqa: E402 - light modules (typer only)
+from flows.cli.worker import worker_command  # noqa: E402
 
-app.command("worker")(worker_command)
+app.command("worker", short_help="Run typed-API samples from a mailbox until SIGTERM.")(
+    worker_command)
+app.command("init", short_help="Write a starter suite that runs as it is (mock target).")(
+    init_command)
 
 
 def main(argv: list[str] | None = None) -> None:
