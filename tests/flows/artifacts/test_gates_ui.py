@@ -135,25 +135,32 @@ def test_unparseable_judge_reply_is_asked_again_then_an_evaluator_error(cli, tmp
     assert judged["judge_call"] == {"attempts": 2, "asks": 2, "wait_ms": 0.0}
 
 
-def test_offline_judge_known_hits_and_misses_on_the_bundled_example(cli, tmp_path):
+def test_bundled_example_passes_and_fails_for_the_reasons_it_shows(cli, tmp_path):
+    """The toy agent passes two cases and fails one on purpose; the judge is the offline
+    heuristic judge, and the records and the summary say so."""
     out = tmp_path / "r.jsonl"
     proc = cli("eval", str(EXAMPLE_EVAL), "--out", str(out))
     assert proc.returncode == 0, proc.stderr
     by_id = {r["eval_id"]: r for r in records(out)}
-    greeting = by_id["plain-greeting"]
-    assert greeting["score"] == 0.0
-    assert greeting["misses"] == ["does not mention 'politely'", "does not mention 'offers'",
-                                  "does not mention 'help'"]
-    review = next(e for e in by_id["review-javascript-with-guidelines"]["evaluator_results"]
-                  if e["name"] == "review-quality")
-    assert review["score"] == 0.875
-    assert "mentions 'i < items.length'" in review["hits"]
-    assert "does not mention 'bug'" in review["misses"]
+    scores = {eval_id: {e["name"]: e["score"] for e in r["evaluator_results"]}
+              for eval_id, r in by_id.items()}
+    assert scores == {
+        "plain-greeting": {"offers-help": 1.0, "judge-says": 1.0},
+        "review-javascript-with-guidelines": {"rubric": 1.0, "gives-the-fix": 1.0,
+                                              "mentions-marker": 1.0},
+        "multiturn-debugging": {"gives-the-fix": 0.0, "judge-says": 0.0}}
+    failing = by_id["multiturn-debugging"]
+    assert failing["candidate_answer"].startswith("(toy agent: no rule matches this question")
+    assert "missing: 'range(len(items))'" in failing["misses"]
+    assert "does not mention 'range'" in failing["misses"]
+    review = by_id["review-javascript-with-guidelines"]["candidate_answer"]
+    assert "`i < items.length`" in review and "SUPERSECRET_INSTRUCTION_MARKER" in review
     for record in by_id.values():
         judged = [e for e in record["evaluator_results"] if e["type"] == "llm_judge"]
         assert judged and all(e["reasoning"].startswith(OFFLINE_LABEL) for e in judged)
-    assert f"note: judge: {OFFLINE_LABEL} on target default" in proc.stdout
-    assert "mean: 0.312" in proc.stdout and "pass rate: 33.3%" in proc.stdout
+    assert f"note: judge: {OFFLINE_LABEL} on target judge" in proc.stdout
+    assert "mean: 0.667" in proc.stdout and "pass rate: 66.7%" in proc.stdout
+    assert "bottom: multiturn-debugging (0.000)" in proc.stdout
 
 
 def test_flow_run_name_tags_and_artifact_keys(cli, tmp_path):
@@ -168,9 +175,9 @@ def test_flow_run_name_tags_and_artifact_keys(cli, tmp_path):
             "agentv-summary-example-default", "agentv-results-file-example-default",
             "agentv-parquet-file-example-default"} <= keys
     cases = table(next(a for a in arts if a.key == "agentv-cases-example-default"))
-    row = next(r for r in cases if r["eval_id"] == "plain-greeting")
-    assert row["verdict"] == "fail" and "politely" in row["misses"]
-    assert row["reasoning"].startswith(OFFLINE_LABEL) and row["error"] == ""
+    row = next(r for r in cases if r["eval_id"] == "multiturn-debugging")
+    assert row["verdict"] == "fail" and "range(len(items))" in row["misses"]
+    assert OFFLINE_LABEL in row["reasoning"] and row["error"] == ""
     wall = float(re.search(r"wall time: ([\d.]+)s", proc.stdout).group(1))
     summary = next(a for a in arts if a.key == "agentv-summary-example-default").data
     assert f"| {wall:.2f}s |" in summary  # the artifact's wall time is the console's

@@ -142,7 +142,9 @@ def test_yaml_output_eval_id_filter_and_prompt_dumps(cli, tmp_path):
     assert dump_path.name.startswith("review-javascript-with-guidelines__")
     dump = json.loads(dump_path.read_text())
     assert set(dump) == {"eval_id", "question", "guidelines", "guideline_paths", "chat_prompt"}
-    assert "cartTotal" in dump["question"] and "House rules" in dump["guidelines"]
+    # the example's target is a cli agent: it gets the attachment's path, the guidelines' text
+    assert '<file: path="./snippets/cart.js">' in dump["question"]
+    assert "House rules" in dump["guidelines"]
     assert [Path(p).name for p in dump["guideline_paths"]] == ["javascript.instructions.md",
                                                                "python.instructions.md"]
 
