@@ -19,6 +19,8 @@ import pytest
 from tasks.results.frames import load_results
 from tests.conftest import EXAMPLE, ROOT, run_cli
 
+pytestmark = pytest.mark.slow  # end-to-end (docs/development.md: the fast subset)
+
 POOL = "agentv"
 SUITE = str(EXAMPLE / "evals" / "example.test.yaml")
 FINAL = {"COMPLETED", "FAILED", "CRASHED", "CANCELLED"}

@@ -52,6 +52,7 @@ def test_typed_judge_reuses_one_connection_and_closes_it(stub, tmp_path):
     judge.close()
 
 
+@pytest.mark.slow
 def test_typed_judge_leaves_no_unclosed_session_at_exit(stub, tmp_path):
     """A script that never closes its judge: nothing is reported unclosed at exit."""
     base_url, _ = stub

@@ -48,6 +48,7 @@ def test_code_judge_printing_non_finite(tmp_path, literal):
     assert result.score == 0.0 and result.error and result.verdict == "fail"
 
 
+@pytest.mark.slow
 def test_records_of_a_run_never_score_nan(cli, tmp_path):
     (tmp_path / "targets.yaml").write_text(
         "$schema: agentv-targets-v2\ntargets:\n  - name: default\n    provider: mock\n"

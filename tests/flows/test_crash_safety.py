@@ -49,6 +49,7 @@ def keys(path: Path) -> list[str]:
     return [json.loads(l)["case_key"] for l in path.read_text().splitlines() if l.strip()]
 
 
+@pytest.mark.slow
 def test_sigkill_then_resume_records_every_case_once(prefect_api, tmp_path):
     f = make_suite(tmp_path, n=24, delay_ms=300)
     out = tmp_path / "r.jsonl"
@@ -70,6 +71,7 @@ def test_sigkill_then_resume_records_every_case_once(prefect_api, tmp_path):
     assert "total cases: 24" in stdout
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_flushes_summarizes_and_exits_130(prefect_api, tmp_path):
     f = make_suite(tmp_path, n=40, delay_ms=1000)
     out = tmp_path / "r.jsonl"
@@ -87,6 +89,7 @@ def test_ctrl_c_stops_flushes_summarizes_and_exits_130(prefect_api, tmp_path):
     assert "Traceback" not in stderr
 
 
+@pytest.mark.slow
 def test_fifty_workers_writing_64kb_records_never_interleave(cli, tmp_path):
     big = "x" * 64 * 1024
     f = make_suite(tmp_path, n=120, delay_ms=5, response=big)
@@ -121,6 +124,7 @@ def test_worker_validation(value):
 
 
 # ---------------------------------------------------------------- one writer per results file
+@pytest.mark.slow
 def test_second_run_on_the_same_out_fails_at_once_naming_the_holder(prefect_api, tmp_path):
     f = make_suite(tmp_path, n=12, delay_ms=300)
     out = tmp_path / "r.jsonl"
@@ -148,6 +152,7 @@ def test_second_run_on_the_same_out_fails_at_once_naming_the_holder(prefect_api,
     assert third.wait(timeout=120) == 0
 
 
+@pytest.mark.slow
 def test_config_error_leaves_an_earlier_results_file_untouched(cli, tmp_path):
     f = make_suite(tmp_path, n=2, delay_ms=1)
     out = tmp_path / "r.jsonl"
@@ -160,6 +165,7 @@ def test_config_error_leaves_an_earlier_results_file_untouched(cli, tmp_path):
     assert proc.returncode == 2 and not fresh.exists()
 
 
+@pytest.mark.slow
 def test_resume_of_an_empty_named_file_continues_that_file(cli, tmp_path):
     f = make_suite(tmp_path, n=5, delay_ms=1)
     older = tmp_path / ".agentv" / "results" / "eval_2020-01-01T00-00-00-000.jsonl"
@@ -174,6 +180,7 @@ def test_resume_of_an_empty_named_file_continues_that_file(cli, tmp_path):
     assert older.read_text() == '{"case_key": "someone-else"}\n'
 
 
+@pytest.mark.slow
 def test_torn_middle_line_is_reported_with_its_line_and_run_again(cli, tmp_path):
     f = make_suite(tmp_path, n=4, delay_ms=1)
     out = tmp_path / "r.jsonl"
@@ -194,6 +201,7 @@ HOSTILE_IDS = ["x" * 300, "a/b", "a_b", "a b", "a:b", "a\\\\b", "../../escape", 
                "ü" * 120]
 
 
+@pytest.mark.slow
 def test_hostile_ids_get_safe_unique_bounded_dump_names_listed_in_the_record(cli, tmp_path):
     (tmp_path / "targets.yaml").write_text(
         "$schema: agentv-targets-v2\ntargets:\n  - name: default\n    provider: mock\n")
@@ -222,6 +230,7 @@ def test_hostile_ids_get_safe_unique_bounded_dump_names_listed_in_the_record(cli
 
 
 # ---------------------------------------------------------------- SIGTERM
+@pytest.mark.slow
 def test_sigterm_stops_flushes_summarizes_and_exits_143(prefect_api, tmp_path):
     f = make_suite(tmp_path, n=40, delay_ms=1000)
     out = tmp_path / "r.jsonl"
@@ -255,6 +264,7 @@ def _big_suite(tmp_path: Path, n: int) -> Path:
     return make_suite(tmp_path, n=n, delay_ms=1, response="y" * 2000)
 
 
+@pytest.mark.slow
 def test_file_size_limit_ends_with_one_error_line_and_a_resumable_file(prefect_api, tmp_path):
     import resource
     n = 30
@@ -276,6 +286,7 @@ def test_file_size_limit_ends_with_one_error_line_and_a_resumable_file(prefect_a
     assert len(keys(out)) == len(set(keys(out))) == n
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.geteuid() != 0, reason="mounting a tmpfs needs root")
 def test_disk_full_ends_with_one_error_line_and_a_resumable_file(cli, tmp_path):
     n = 30
@@ -296,6 +307,7 @@ def test_disk_full_ends_with_one_error_line_and_a_resumable_file(cli, tmp_path):
     assert len(keys(saved)) == len(set(keys(saved))) == n
 
 
+@pytest.mark.slow
 def test_unwritable_out_is_one_error_line_before_anything_runs(cli, tmp_path):
     f = make_suite(tmp_path, n=2, delay_ms=1)
     blocker = tmp_path / "file"

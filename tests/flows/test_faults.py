@@ -3,7 +3,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.stub_llm import start_stub
+
+pytestmark = pytest.mark.slow  # end-to-end (docs/development.md: the fast subset)
 
 
 def test_fault_storm_records_every_case_once_and_scored(cli, tmp_path):

@@ -18,6 +18,8 @@ import pytest
 from tasks.results.frames import load_results
 from tests.conftest import EXAMPLE, ROOT, run_cli
 
+pytestmark = pytest.mark.slow  # end-to-end (docs/development.md: the fast subset)
+
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update",

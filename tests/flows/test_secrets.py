@@ -14,6 +14,7 @@ healthcheck URLs with a token (interpolated or literal).
 """
 from __future__ import annotations
 
+import pytest
 import asyncio
 import json
 import os
@@ -44,6 +45,7 @@ async def _flow_run_texts(flow_run_id: str) -> list[str]:
     return [str(a.data) for a in artifacts] + [l.message for l in logs]
 
 
+@pytest.mark.slow
 def test_api_key_never_written_anywhere(cli, tmp_path):
     # the first two requests are rejected with a 401 whose body echoes the key
     base_url, stub = start_stub(latency_ms=5, script=[401, 429, 500], retry_after=0.1)
@@ -209,6 +211,7 @@ def leaks(data: str | bytes) -> list[str]:
     return [name for name, value in CANARY.items() if value in text]
 
 
+@pytest.mark.slow
 def test_no_canary_in_any_byte_agentv_writes(cli, tmp_path):
     echo = EchoServer(errors=12).start()
     anthropic_url, stub = start_stub(script=[401])
@@ -252,6 +255,7 @@ def test_no_canary_in_any_byte_agentv_writes(cli, tmp_path):
             assert not leaks(path.read_bytes()), path
 
 
+@pytest.mark.slow
 def test_configuration_errors_never_print_a_secret(tmp_path):
     from tests.conftest import run_cli
     echo = EchoServer(errors=0, health_status=503).start()

@@ -73,6 +73,7 @@ def failing_deployment_run(project: Path, env: dict[str, str]) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_no_canary_in_prefect_storage_after_failed_runs(cli, tmp_path):
     home = tmp_path / "prefect-home"
     env = prefect_env(home)

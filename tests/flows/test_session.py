@@ -39,6 +39,7 @@ def add_one(value: int) -> int:
     return value + 1
 
 
+@pytest.mark.slow
 def test_nothing_of_three_runs_stays_alive(prefect_api, tmp_path):
     import flows.distributed
     import flows.pipeline
@@ -56,6 +57,7 @@ def test_nothing_of_three_runs_stays_alive(prefect_api, tmp_path):
     assert not hasattr(flows.pipeline, "RUNS") and not hasattr(flows.distributed, "_PLANS")
 
 
+@pytest.mark.slow
 def test_the_typed_api_runs_one_shard(prefect_api, tmp_path):
     first = run_dataset(_samples(7), add_one, exact_match, shard="1/3",
                         out=str(tmp_path / "1.jsonl"))
@@ -95,6 +97,7 @@ async def _task_run_names(flow_run_id: str, at_least: int) -> list[str]:
     return names
 
 
+@pytest.mark.slow
 def test_case_mode_shows_every_case_and_writes_the_records_batch_mode_writes(prefect_api,
                                                                               tmp_path):
     from flows.launch import run_eval
@@ -120,6 +123,7 @@ def test_case_mode_shows_every_case_and_writes_the_records_batch_mode_writes(pre
     assert not any(n.startswith("invoke-provider") for n in batch_names)
 
 
+@pytest.mark.slow
 def test_case_mode_does_not_combine_with_dask(tmp_path):
     proc = run_cli("eval", str(EXAMPLE / "evals" / "example.test.yaml"), "--dry-run",
                    "--prefect-tasks", "case", "--task-runner", "dask")
@@ -145,6 +149,7 @@ def _stub_suite(directory: Path, base_url: str, files: int, cases: int) -> list[
     return paths
 
 
+@pytest.mark.slow
 def test_under_dask_workers_bound_the_whole_run(prefect_api, tmp_path):
     """Two Dask workers with two threads each run four batches at once; --workers 3 still
     means at most three provider calls in flight across the cluster."""
@@ -170,6 +175,7 @@ def test_under_dask_workers_bound_the_whole_run(prefect_api, tmp_path):
         stub.stop()
 
 
+@pytest.mark.slow
 def test_the_typed_api_runs_on_dask(prefect_api, tmp_path):
     pytest.importorskip("prefect_dask", reason="pip install -e '.[dask]'")
     from distributed import Client, LocalCluster
@@ -194,6 +200,7 @@ def _start(args: list[str], cwd: Path):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("latency_ms, finished", [(2000, True), (12000, False)])
 def test_ctrl_c_reaches_the_dask_workers_with_the_grace_period(prefect_api, tmp_path,
                                                                latency_ms, finished):
@@ -231,6 +238,7 @@ def test_ctrl_c_reaches_the_dask_workers_with_the_grace_period(prefect_api, tmp_
         stub.stop()
 
 
+@pytest.mark.slow
 def test_the_nightly_deployment_checks_its_prefect_tasks_parameter(tmp_path):
     from deployments.nightly import PREFECT_YAML, check_deployment_file
     from providers.errors import ConfigError

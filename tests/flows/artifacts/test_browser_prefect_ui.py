@@ -7,8 +7,12 @@ import json
 import re
 import urllib.request
 
+import pytest
+
 from tests.browser import Browser, chromium, click_text
 from tests.conftest import EXAMPLE
+
+pytestmark = pytest.mark.slow  # end-to-end (docs/development.md: the fast subset)
 
 CONNECTION_ERRORS = ("Can't connect", "Unable to connect", "Failed to fetch")
 

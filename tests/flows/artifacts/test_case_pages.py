@@ -4,6 +4,7 @@ that fits published whole under its usual key. End to end: the real `agentv eval
 subprocess against the session's Prefect server, read back through the Prefect API."""
 from __future__ import annotations
 
+import pytest
 import asyncio
 import json
 import re
@@ -68,6 +69,7 @@ def test_the_poller_sends_full_pages_until_stopped():
     assert [(k, len(t)) for k, _, t in final] == [("agentv-cases-a-t-p2", PAGE_ROWS + 5)]
 
 
+@pytest.mark.slow
 def test_a_large_run_publishes_its_case_pages_while_the_cases_run(cli, tmp_path):
     n = 2 * PAGE_ROWS + 600
     lines = ["$schema: agentv-eval-v2", "evalcases:"]

@@ -3,6 +3,7 @@ Prefect (flow-run name, tags, keyed artifacts), end to end: the real `agentv eva
 subprocess against the session's real Prefect server, read back through the Prefect API."""
 from __future__ import annotations
 
+import pytest
 import asyncio
 import json
 import re
@@ -58,6 +59,7 @@ def gated_suite(tmp_path: Path, execution: str = "", script: str = "score.py") -
     return f
 
 
+@pytest.mark.slow
 def test_fail_under_exits_1_and_the_flow_run_ends_failed_with_the_reason(cli, tmp_path):
     out = tmp_path / "r.jsonl"
     proc = cli("eval", str(EXAMPLE_EVAL), "--out", str(out), "--fail-under", "0.5")
@@ -71,6 +73,7 @@ def test_fail_under_exits_1_and_the_flow_run_ends_failed_with_the_reason(cli, tm
     assert "Quality gate FAILED" in summary.data
 
 
+@pytest.mark.slow
 def test_passing_gates_exit_0_and_bad_gate_values_are_config_errors(cli, tmp_path):
     proc = cli("eval", str(EXAMPLE_EVAL), "--out", str(tmp_path / "r.jsonl"),
                "--fail-under", "0.2", "--min-pass-rate", "0.3")
@@ -83,6 +86,7 @@ def test_passing_gates_exit_0_and_bad_gate_values_are_config_errors(cli, tmp_pat
         "error: --min-pass-rate: must be a number between 0 and 1, got 90.0"
 
 
+@pytest.mark.slow
 def test_execution_gates_in_the_eval_file(cli, tmp_path):
     f = gated_suite(tmp_path, "execution:\n  min_pass_rate: 0.5\n")
     proc = cli("eval", str(f), "--targets", str(tmp_path / "targets.yaml"),
@@ -97,6 +101,7 @@ def test_execution_gates_in_the_eval_file(cli, tmp_path):
                     proc.stderr), proc.stderr
 
 
+@pytest.mark.slow
 def test_evaluator_errors_are_counted_listed_and_fail_on_error(cli, tmp_path):
     # a judge script that crashes (a missing script is a configuration error: exit 2)
     (tmp_path / "broken_judge.py").write_text("raise RuntimeError('judge crashed')\n")
@@ -117,6 +122,7 @@ def test_evaluator_errors_are_counted_listed_and_fail_on_error(cli, tmp_path):
     assert len(cases) == 4 and all("py:" in row["error"] for row in cases)
 
 
+@pytest.mark.slow
 def test_unparseable_judge_reply_is_asked_again_then_an_evaluator_error(cli, tmp_path):
     (tmp_path / "targets.yaml").write_text(
         "$schema: agentv-targets-v2\ntargets:\n  - name: default\n    provider: mock\n"
@@ -135,6 +141,7 @@ def test_unparseable_judge_reply_is_asked_again_then_an_evaluator_error(cli, tmp
     assert judged["judge_call"] == {"attempts": 2, "asks": 2, "wait_ms": 0.0}
 
 
+@pytest.mark.slow
 def test_bundled_example_passes_and_fails_for_the_reasons_it_shows(cli, tmp_path):
     """The toy agent passes two cases and fails one on purpose; the judge is the offline
     heuristic judge, and the records and the summary say so."""
@@ -163,6 +170,7 @@ def test_bundled_example_passes_and_fails_for_the_reasons_it_shows(cli, tmp_path
     assert "bottom: multiturn-debugging (0.000)" in proc.stdout
 
 
+@pytest.mark.slow
 def test_flow_run_name_tags_and_artifact_keys(cli, tmp_path):
     proc = cli("eval", str(EXAMPLE_EVAL), "--out", str(tmp_path / "r.jsonl"))
     assert proc.returncode == 0, proc.stderr
@@ -183,6 +191,7 @@ def test_flow_run_name_tags_and_artifact_keys(cli, tmp_path):
     assert f"| {wall:.2f}s |" in summary  # the artifact's wall time is the console's
 
 
+@pytest.mark.slow
 def test_trials_top_and_bottom_list_each_case_once(cli, tmp_path):
     proc = cli("eval", str(EXAMPLE_EVAL), "--out", str(tmp_path / "r.jsonl"), "--trials", "3")
     assert proc.returncode == 0, proc.stderr
@@ -193,6 +202,7 @@ def test_trials_top_and_bottom_list_each_case_once(cli, tmp_path):
                               "review-javascript-with-guidelines"]
 
 
+@pytest.mark.slow
 def test_help_and_version(cli):
     help_text = cli("eval", "--help", env={"COLUMNS": "200"}).stdout
     assert "default: the target's workers setting, else 1" in help_text
@@ -249,6 +259,7 @@ def test_console_progress_counts_and_phases():
     assert lines == ["", "ERRORS", "  a.yaml:c1:py [t]: boom"]
 
 
+@pytest.mark.slow
 def test_progress_line_on_a_terminal_from_the_first_second(prefect_api, tmp_path):
     """`agentv eval` with stderr on a pseudo-terminal: the progress line says what it waits
     for before any case ran, then shows cases done, ETA and pass/fail/error counts."""

@@ -34,6 +34,7 @@ def suite(tmp_path: Path, n: int = 6, target_settings: str = "", cases: str | No
     return f
 
 
+@pytest.mark.slow
 def test_example_dry_run_records_summary_and_flow_run(cli, tmp_path):
     out = tmp_path / "r.jsonl"
     proc = cli("eval", str(EXAMPLE_EVAL), "--dry-run", "--out", str(out))
@@ -71,6 +72,7 @@ def test_example_dry_run_records_summary_and_flow_run(cli, tmp_path):
         assert any(t.name.startswith(stage) and t.state.is_completed() for t in tasks), stage
 
 
+@pytest.mark.slow
 def test_module_entry_equals_agentv_eval(cli, tmp_path):
     f = suite(tmp_path, n=3)
     out = tmp_path / "r.jsonl"
@@ -79,6 +81,7 @@ def test_module_entry_equals_agentv_eval(cli, tmp_path):
     assert len(records(out)) == 3
 
 
+@pytest.mark.slow
 def test_workers_do_not_change_the_statistics(cli, tmp_path):
     f = suite(tmp_path, n=12, target_settings="""\
         - name: slow
@@ -97,6 +100,7 @@ def test_workers_do_not_change_the_statistics(cli, tmp_path):
     assert "mean: 0.438" in outs[0]
 
 
+@pytest.mark.slow
 def test_failed_case_is_recorded_and_others_go_on(cli, tmp_path):
     f = suite(tmp_path, cases=textwrap.dedent("""\
           - id: ok-1
@@ -128,6 +132,7 @@ def test_failed_case_is_recorded_and_others_go_on(cli, tmp_path):
     assert "ERRORS" in proc.stdout and "broken [failing]: upstream rejected" in proc.stdout
 
 
+@pytest.mark.slow
 def test_yaml_output_eval_id_filter_and_prompt_dumps(cli, tmp_path):
     out = tmp_path / "r.yaml"
     dumps = tmp_path / "prompts"
@@ -153,7 +158,7 @@ def test_yaml_output_eval_id_filter_and_prompt_dumps(cli, tmp_path):
     (["--workers", "0"], "--workers: must be from 1 to 50"),
     (["--workers", "abc"], "--workers: must be a whole number"),
     (["--output-format", "xml"], "expected one of: jsonl, yaml"),
-    (["--target", "nope"], "unknown target 'nope' (known: default, azure_base)"),
+    (["--target", "nope"], "unknown target 'nope' (known: default, judge, azure_base)"),
 ])
 def test_bad_flags_exit_2_with_one_line(args, needle, tmp_path):
     from tests.conftest import run_cli

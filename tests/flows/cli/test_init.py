@@ -2,6 +2,7 @@
 as they are — on the mock, and on the cli target running the starter's script."""
 from __future__ import annotations
 
+import pytest
 import json
 
 from flows.cli.init import FILES
@@ -12,6 +13,7 @@ def records(path):
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
+@pytest.mark.slow
 def test_init_writes_a_starter_that_runs_as_it_is(cli, tmp_path):
     root = tmp_path / "my-evals"
     proc = cli("init", str(root))

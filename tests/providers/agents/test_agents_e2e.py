@@ -18,6 +18,8 @@ import yaml
 from tests.conftest import SHARED
 from tests import TESTS
 
+pytestmark = pytest.mark.slow  # end-to-end (docs/development.md: the fast subset)
+
 FAKES = TESTS / "fakes"
 PY = shlex.quote(sys.executable)
 EXAMPLES = SHARED / "agentv-examples"

@@ -119,6 +119,7 @@ def test_provider_without_batching_dispatches_per_case(tmp_path, caplog):
     assert "provider 'mock' does not support provider_batching" in caplog.text
 
 
+@pytest.mark.slow
 def test_batching_targets_are_not_split_into_chunks(tmp_path, prefect_api):
     from tasks.plan.batching import batches_of
     from tasks.plan.expand import Job

@@ -99,6 +99,7 @@ def test_normal_turn_prompt_preread_usage_and_no_rollouts(codex_home, stub, tmp_
     assert len(logs) == 1 and '"turn.completed"' in logs[0].read_text()
 
 
+@pytest.mark.slow
 def test_turn_that_runs_a_shell_command(codex_home, tmp_path):
     p = codex(tmp_path, {"approval_preset": "full-access"})
     r = asyncio.run(p.invoke(Request("shell", "RUN: sleep 0.5; echo from-the-shell")))
@@ -111,6 +112,7 @@ def test_turn_that_runs_a_shell_command(codex_home, tmp_path):
     assert r.output_messages[0]["tool_calls"][0]["tool"] == "command_execution"
 
 
+@pytest.mark.slow
 def test_sandboxed_command_that_fails_is_a_failed_tool_call(codex_home, tmp_path):
     marker = tmp_path / "written"
     # (codex 0.169 emits no command_execution item for a command that has exited before its
@@ -130,6 +132,7 @@ def test_failed_turn_is_the_cases_error_with_codexs_message(codex_home, tmp_path
     assert err.value.details["exit_code"] == 1
 
 
+@pytest.mark.slow
 def test_hang_times_out_and_kills_codex_and_its_tools(codex_home, tmp_path):
     tag = uuid.uuid4().hex
     p = codex(tmp_path, {"timeout_seconds": 8, "approval_preset": "full-access"})
@@ -142,6 +145,7 @@ def test_hang_times_out_and_kills_codex_and_its_tools(codex_home, tmp_path):
     assert tag not in ps and "codex exec" not in ps.replace("ps -eww", "")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("preset", sorted(APPROVAL_PRESETS))
 def test_every_preset_produces_flags_the_real_cli_accepts(codex_home, tmp_path, preset):
     p = codex(tmp_path, {"approval_preset": preset})

@@ -16,6 +16,8 @@ from providers.agents.cli import CliProvider
 from tests.conftest import real_tool
 from tests.stub_llm import start_stub
 
+pytestmark = pytest.mark.slow  # end-to-end (docs/development.md: the fast subset)
+
 
 @pytest.fixture
 def llm_home(tmp_path, monkeypatch):

@@ -54,6 +54,7 @@ def request_with_files(tmp_path):
                    input_files=[str(facts)])
 
 
+@pytest.mark.slow
 def test_reply_comes_from_the_response_file_of_the_real_subagent(subagent, request_with_files,
                                                                 tmp_path, monkeypatch):
     log = tmp_path / "code.log"
@@ -78,6 +79,7 @@ def test_reply_comes_from_the_response_file_of_the_real_subagent(subagent, reque
     assert asyncio.run(p.invoke(request_with_files)).text.endswith("The answer is 7")
 
 
+@pytest.mark.slow
 def test_subagents_own_error_message_is_the_cases_error(subagent, request_with_files):
     workspace = Path(os.environ["HOME"]) / ".subagent" / "vscode-insiders-agents" / "subagent-1"
     (workspace / "subagent.lock").write_text("")
@@ -87,6 +89,7 @@ def test_subagents_own_error_message_is_the_cases_error(subagent, request_with_f
     assert "subagent code provision" in str(err.value)
 
 
+@pytest.mark.slow
 def test_timeout_unlocks_the_workspace_and_leaves_no_process(subagent, request_with_files,
                                                              monkeypatch):
     monkeypatch.setenv("FAKE_CODE_MODE", "hang")
@@ -130,6 +133,7 @@ def test_workers_are_capped_at_one_with_a_warning(tmp_path):
     assert dry.workers == 8  # --dry-run swaps in the mock, which has no cap
 
 
+@pytest.mark.slow
 def test_file_paths_with_spaces_and_shell_characters_reach_vs_code_intact(
         subagent, tmp_path, monkeypatch):
     """subagent 0.4.6 runs ``code -r chat … -a FILE…`` through a shell, joining the arguments

@@ -22,6 +22,8 @@ from tests.stub_llm import start_stub
 from tests import TESTS
 
 KINDS = ["openai", "azure", "anthropic", "gemini", "litellm"]
+# litellm's import alone costs seconds: its routes run in the full suite, not the fast subset
+ROUTES = [*KINDS[:-1], pytest.param("litellm", marks=pytest.mark.slow)]
 KEYS = {kind: f"sk-{kind}-SECRET-0123456789" for kind in KINDS}
 GUIDELINES = "[[ ## Guidelines ## ]]\n\nAnswer in one short sentence."
 # kind -> (path the stub must see, header carrying the key, expected key header value)
@@ -84,7 +86,7 @@ def no_key_in(kind: str, *objects) -> None:
 
 
 # ---------------------------------------------------------------- wire formats
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", ROUTES)
 def test_request_and_reply_on_each_wire(kind, wire_stub):
     provider = make_provider(kind, wire_stub, temperature=0.3, max_output_tokens=77)
     response, attempts = call(provider)
@@ -135,6 +137,7 @@ def test_question_without_chat_and_tool_turns(wire_stub):
     assert wire_stub.requests[1].body["messages"][0]["role"] == "user"
 
 
+@pytest.mark.slow
 def test_litellm_settings_pass_through(wire_stub):
     provider = build_provider(target("litellm", model="azure/dep2", api_base=wire_stub.base_url,
                                      api_key="k-12345", version="2025-01-01-preview",
@@ -155,7 +158,7 @@ def test_openai_pass_through_allowlist(wire_stub):
 
 
 # ---------------------------------------------------------------- retries
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", ROUTES)
 def test_429_retry_after_is_honoured(kind, wire_stub):
     wire_stub.configure(script=[429, 429], retry_after=0.3)
     response, attempts = call(make_provider(kind, wire_stub))
@@ -166,7 +169,7 @@ def test_429_retry_after_is_honoured(kind, wire_stub):
     assert wire_stub.violations == []
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", ROUTES)
 def test_500_then_success(kind, wire_stub):
     wire_stub.configure(script=[500])
     response, attempts = call(make_provider(kind, wire_stub))
@@ -174,7 +177,7 @@ def test_500_then_success(kind, wire_stub):
     assert [r.status for r in wire_stub.requests] == [500, 200]
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", ROUTES)
 def test_401_is_not_retried_and_hides_the_key(kind, wire_stub):
     wire_stub.configure(script=[401])
     with pytest.raises(ProviderError) as info:
@@ -184,7 +187,7 @@ def test_401_is_not_retried_and_hides_the_key(kind, wire_stub):
     assert KEYS[kind] not in str(err) and KEYS[kind] not in repr(err.details)
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", ROUTES)
 def test_slow_reply_times_out_then_retry_succeeds(kind, wire_stub):
     wire_stub.configure(script=["slow"], slow_s=3)
     started = time.monotonic()
@@ -200,7 +203,7 @@ def test_timeout_exhausting_retries_is_a_timeout_error(wire_stub):
     assert info.value.attempts == 2 and len(wire_stub.requests) == 2
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", ROUTES)
 def test_malformed_body_is_retried(kind, wire_stub):
     wire_stub.configure(script=["malformed"])
     response, attempts = call(make_provider(kind, wire_stub))
@@ -226,6 +229,7 @@ def test_status_codes_setting_limits_what_is_retried(wire_stub):
     assert info.value.status == 500 and len(wire_stub.requests) == 1
 
 
+@pytest.mark.slow
 def test_20_percent_429s_at_16_workers_all_succeed(wire_stub):
     wire_stub.configure(fail_429=0.2, retry_after=0.2, latency_ms=5, seed=7)
     wrapped = RetryingProvider(make_provider("openai", wire_stub),
@@ -248,7 +252,7 @@ def test_20_percent_429s_at_16_workers_all_succeed(wire_stub):
 
 
 # ---------------------------------------------------------------- judge
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", ROUTES)
 def test_llm_judge_through_each_provider(kind, wire_stub):
     from evaluators.base import EvalContext, run_evaluator
     from evaluators.registry import build_evaluator
@@ -351,6 +355,7 @@ def test_gemini_default_model_and_setting_precedence(monkeypatch):
     assert build_provider(target("gemini", model="gemini-x")).config.model == "gemini/gemini-x"
 
 
+@pytest.mark.slow
 def test_litellm_provider_lists_keys_litellm_needs(monkeypatch):
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     with pytest.raises(ConfigError, match="ANTHROPIC_API_KEY"):
@@ -358,6 +363,7 @@ def test_litellm_provider_lists_keys_litellm_needs(monkeypatch):
     build_provider(target("litellm", model="ollama/llama3")).check()  # needs no key
 
 
+@pytest.mark.slow
 def test_model_litellm_cannot_route():
     with pytest.raises(ConfigError, match="cannot route model 'no-such-model'") as info:
         build_provider(target("litellm", model="no-such-model")).check()
@@ -429,6 +435,7 @@ def test_unknown_model_cost_is_none_never_an_error(wire_stub):
     assert usage.cost_usd is None and usage.input_tokens > 0
 
 
+@pytest.mark.slow
 def test_importing_providers_does_not_import_litellm():
     code = ("import sys, providers.registry, providers.llm.litellm_route, providers.llm.cache, "
             "providers.llm.settings, providers.llm.errors\n"

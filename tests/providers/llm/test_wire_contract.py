@@ -116,6 +116,7 @@ def expected_body(wire: str) -> dict:
             + [{"role": r, "content": t} for r, t in turns]}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("wire", WIRES)
 def test_wire_contract(wire, wire_stub):
     mine, ref = own(wire, wire_stub), via_litellm(wire, wire_stub)
@@ -163,6 +164,7 @@ def test_wire_contract(wire, wire_stub):
     assert outcome(mine, wire_stub, "context_length")[:3] == ("context_length", False, 400)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("wire", WIRES)
 def test_cached_prompt_tokens_are_priced_like_litellm(wire, wire_stub):
     mine, ref = own(wire, wire_stub), via_litellm(wire, wire_stub)
@@ -186,6 +188,7 @@ def test_tool_calls_are_listed(wire, wire_stub):
         assert response.raw["finish_reason"] == "tool_calls" and call["id"] == "toolu_01"
 
 
+@pytest.mark.slow
 def test_routes_do_not_import_litellm():
     import subprocess
     import sys

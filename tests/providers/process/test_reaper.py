@@ -6,6 +6,7 @@ a ``kill -9`` of agentv delivers a burst of signals. Nothing may outlive the sup
 any of these cases, and an agent must not die because a thread of a live agentv ended."""
 from __future__ import annotations
 
+import pytest
 import os
 import signal
 import subprocess
@@ -26,6 +27,7 @@ def forker(tag: str, ready: Path) -> list[str]:
     return [sys.executable, str(FORKER), tag, str(ready), "hang"]
 
 
+@pytest.mark.slow
 def test_the_agent_outlives_the_thread_that_started_it(tmp_path):
     tag, ready = f"agentv-tree-{uuid.uuid4().hex}", tmp_path / "ready"
     started: list[subprocess.Popen] = []
@@ -48,6 +50,7 @@ def test_the_agent_outlives_the_thread_that_started_it(tmp_path):
     assert gone(tag) == []
 
 
+@pytest.mark.slow
 def test_kill_9_of_a_multithreaded_parent_leaves_nothing(tmp_path):
     for attempt in range(6):  # the signal burst's timing varies: several rounds
         tag, ready = f"agentv-tree-{uuid.uuid4().hex}", tmp_path / f"ready-{attempt}"
@@ -61,6 +64,7 @@ def test_kill_9_of_a_multithreaded_parent_leaves_nothing(tmp_path):
         assert gone(tag) == [], f"round {attempt}"
 
 
+@pytest.mark.slow
 def test_a_burst_of_signals_to_the_supervisor_still_leaves_nothing(tmp_path):
     for attempt, sig in enumerate([signal.SIGTERM, signal.SIGINT, signal.SIGHUP] * 2):
         tag, ready = f"agentv-tree-{uuid.uuid4().hex}", tmp_path / f"ready-{attempt}"

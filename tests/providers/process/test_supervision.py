@@ -49,6 +49,7 @@ def wait_ready(ready: Path, count: int, within: float = 90.0) -> None:
     raise AssertionError(f"only {list(ready.iterdir()) if ready.is_dir() else []} became ready")
 
 
+@pytest.mark.slow
 def test_timeout_kills_setsid_and_background_children(tmp_path):
     tag = f"agentv-tree-{uuid.uuid4().hex}"
     argv = [sys.executable, str(FORKER), tag, str(tmp_path / "ready"), "hang"]
@@ -86,6 +87,7 @@ def test_cancellation_kills_the_tree(tmp_path):
     assert gone(tag) == []
 
 
+@pytest.mark.slow
 def test_cli_timeout_is_a_retryable_timeout_and_leaves_nothing(tmp_path):
     tag = f"agentv-tree-{uuid.uuid4().hex}"
     provider = CliProvider(Target("agent", "cli", {
@@ -121,6 +123,7 @@ def spawn_agentv(argv: list[str], cwd: Path) -> subprocess.Popen:
                             stderr=subprocess.PIPE, text=True)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL])
 def test_signals_to_agentv_leave_no_agent_or_judge_process(prefect_api, tmp_path, sig):
     tag = f"agentv-tree-{uuid.uuid4().hex}"
@@ -138,6 +141,7 @@ def test_signals_to_agentv_leave_no_agent_or_judge_process(prefect_api, tmp_path
     assert gone(tag) == [], proc.stderr.read()[-2000:]
 
 
+@pytest.mark.slow
 def test_agentv_timeouts_leave_no_agent_or_judge_process(cli, tmp_path):
     tag = f"agentv-tree-{uuid.uuid4().hex}"
     argv, _ready = agentv_run(tmp_path, tag, timeout=2)

@@ -113,6 +113,7 @@ def test_placeholders_an_interpreter_would_run_as_code_are_config_errors(templat
     assert "code" in err.value.message or "eval" in err.value.message
 
 
+@pytest.mark.slow
 def test_safe_alternatives_named_by_the_error_work(tmp_path):
     """python -c with the value as an argument or from $AGENTV_PROMPT: verbatim, inert."""
     work = tmp_path / "w"
@@ -160,6 +161,7 @@ FAKE_RUNNERS = {  # same argv semantics as the real programs, run locally
 }
 
 
+@pytest.mark.slow
 def test_the_safe_remote_forms_named_by_the_errors_work(tmp_path, monkeypatch):
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()

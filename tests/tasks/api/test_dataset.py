@@ -125,6 +125,7 @@ def test_unresolvable_target_is_a_config_error_before_anything_runs(tmp_path):
         run_dataset(ds, "b", exact_match, targets=str(targets))
 
 
+@pytest.mark.slow
 def test_run_dataset_with_a_python_callable_through_the_flow(prefect_api, tmp_path):
     ds = Dataset((Sample("1", Problem(2, 2), 4), Sample("2", Problem(3, 5), 8),
                   Sample("3", Problem(10, 1), 12)))
@@ -139,6 +140,7 @@ def test_run_dataset_with_a_python_callable_through_the_flow(prefect_api, tmp_pa
     assert records[0]["target"] == "python" and report.results_path == str(out)
 
 
+@pytest.mark.slow
 def test_run_dataset_against_a_target_with_a_judge(prefect_api, tmp_path):
     ds = Dataset((Sample("q1", "Capital of France?", "Paris"),))
     agent = Target(name="agent", provider="mock", settings={

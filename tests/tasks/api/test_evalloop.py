@@ -76,6 +76,7 @@ def check_report(report, data: Dataset) -> None:
     assert report.successful == 199 and report.pass_rate == pytest.approx(198 / 199)
 
 
+@pytest.mark.slow
 def test_three_workers_one_killed_mid_sample_and_a_dead_letter(redis_url, tmp_path):  # noqa: F811
     data, name = dataset(), f"e2e-{uuid.uuid4().hex[:6]}"
     requests = request_mailbox(f"{redis_url}#{name}-req", Problem, int, MAX_DELIVERIES)
@@ -135,6 +136,7 @@ def in_memory_report(data: Dataset):
     return report
 
 
+@pytest.mark.slow
 def test_a_second_sigterm_releases_the_sample_in_flight(redis_url, tmp_path):  # noqa: F811
     name = f"rel-{uuid.uuid4().hex[:6]}"
     requests = request_mailbox(f"{redis_url}#{name}-req", Problem, int, MAX_DELIVERIES)
@@ -182,6 +184,7 @@ def test_stop_finishes_the_samples_in_flight():
     assert requests.approximate_count() == 1  # sample 2 was never taken
 
 
+@pytest.mark.slow
 def test_a_worker_runs_a_targets_yaml_target_by_name(redis_url, tmp_path):  # noqa: F811
     from tests.stub_llm import start_stub
 

@@ -198,6 +198,7 @@ def test_llm_judge_and_categorical_judge_build_their_provider_from_targets_yaml(
 
 
 # --- agentv worker: bad input is one line, exit 2 ---
+@pytest.mark.slow
 def test_worker_bad_program_and_memory_mailbox_are_one_line_errors(tmp_path):
     res = run_cli("worker", "--requests", "redis://127.0.0.1:1/0#r", "--results",
                   "redis://127.0.0.1:1/0#s", "--program", "no_such_module:program", cwd=tmp_path)

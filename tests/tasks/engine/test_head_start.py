@@ -10,8 +10,12 @@ import re
 from datetime import datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import run_cli
 from tests.flows.test_results_run import read_artifacts
+
+pytestmark = pytest.mark.slow  # end-to-end (docs/development.md: the fast subset)
 
 
 def _suite(d: Path, n: int, delay_ms: int) -> Path:

@@ -152,6 +152,7 @@ def test_jobs_know_their_key_and_file_without_building_their_case(tmp_path):
     assert plan.jobs[1].case.id == "messages"
 
 
+@pytest.mark.slow
 def test_a_big_suite_keeps_no_case_objects_after_loading(tmp_path):
     n = case_store.CACHE_SIZE + 500
     gc.collect()

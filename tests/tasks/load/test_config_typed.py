@@ -24,6 +24,7 @@ def write(path: Path, text: str) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_every_provider_kind_has_a_settings_model_without_heavy_imports():
     import subprocess
     import sys

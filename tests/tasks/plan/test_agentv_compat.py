@@ -20,7 +20,8 @@ from tests.agentv_suites import (DETERMINISTIC, EXAMPLES, OPTIONAL, SUITES, Suit
                                  read_jsonl, suite_args)
 from tests.conftest import TOOLS_BIN, real_tool, run_cli
 
-pytestmark = pytest.mark.skipif(not EXAMPLES.is_dir(), reason="shared/agentv-examples absent")
+pytestmark = [pytest.mark.slow,  # end-to-end (docs/development.md: the fast subset)
+              pytest.mark.skipif(not EXAMPLES.is_dir(), reason="shared/agentv-examples absent")]
 BY_ID = {s.id: s for s in SUITES}
 BASELINED = [s.id for s in SUITES if s.baseline]
 SAME_INPUTS = [i for i in BASELINED if "basic-jsonl" not in i]  # its cases differ in wording

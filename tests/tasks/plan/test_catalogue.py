@@ -1,8 +1,8 @@
 """Extension points: a new evaluator and a new provider, each one class (the provider's with
 its facts: family, settings model, credentials) and one registry call, are accepted by
 ``validate``, described by the JSON Schema, listed in the generated docs tables and run; the
-docs tables in README.md and evaluators/README.md are the registries' (``python -m
-tasks.plan.catalogue`` regenerates them)."""
+docs tables in docs/targets.md, docs/formats.md and evaluators/README.md are the registries'
+(``python -m tasks.plan.catalogue`` regenerates them)."""
 from __future__ import annotations
 
 import asyncio

@@ -11,6 +11,8 @@ from tasks.load.yamlsrc import load_yaml_file
 from tests.conftest import EXAMPLE, SHARED, run_cli
 from tests.corpus_runner import read_case
 
+pytestmark = pytest.mark.slow  # end-to-end (docs/development.md: the fast subset)
+
 EXAMPLES = SHARED / "agentv-examples"
 CORPUS = [p for p in sorted((EXAMPLE.parents[2] / "tests" / "corpus" / "bad").iterdir())
           if read_case(p).get("structural") == "true"]

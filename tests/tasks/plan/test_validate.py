@@ -11,12 +11,14 @@ V150 = SHARED / "agentv-examples" / "v1.5.0" / "examples" / "features"
 needs_shared = pytest.mark.skipif(not V150.is_dir(), reason="shared/agentv-examples not present")
 
 
+@pytest.mark.slow
 def test_bundled_example_is_valid():
     proc = run_cli("validate", str(EXAMPLE))
     assert proc.returncode == 0, proc.stderr
     assert "2 file(s) valid, 0 invalid" in proc.stdout
 
 
+@pytest.mark.slow
 @needs_shared
 @pytest.mark.parametrize("version", ["v1.5.0", "v2.6.1"])
 def test_agentv_example_files_validate_with_inferred_types(version):
@@ -51,6 +53,7 @@ def test_broken_copies_give_precise_errors(tmp_path, mutate, needle):
     assert line.startswith(f"error: {target}:") and needle.replace(":role", " role") in line
 
 
+@pytest.mark.slow
 def test_duplicate_targets_and_config_schema(tmp_path):
     (tmp_path / "targets.yaml").write_text(
         "$schema: agentv-targets-v2\ntargets:\n  - {name: a, provider: mock}\n"
@@ -83,6 +86,7 @@ def test_validate_verdict_equals_the_runs_on_agentv_examples(path):
     assert plan.jobs
 
 
+@pytest.mark.slow
 @needs_shared
 def test_eval_dry_run_accepts_every_agentv_example(cli, tmp_path):
     files = [str(p) for p in _example_eval_files()]

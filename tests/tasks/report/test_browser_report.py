@@ -8,8 +8,12 @@ import re
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from tests.browser import Browser, chromium, click_text
 from tests.conftest import run_cli
+
+pytestmark = pytest.mark.slow  # end-to-end (docs/development.md: the fast subset)
 
 TRACE = [{"type": "tool_call", "tool": "search_web", "input": {"q": "capital of France"},
           "output": "Paris is the capital", "duration_ms": 42},

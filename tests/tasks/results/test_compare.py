@@ -155,6 +155,7 @@ def test_mcnemar_counts_pass_fail_flips(tmp_path):
     assert exact_binomial_p(0, 0) == 1.0 and exact_binomial_p(5, 10) == 1.0
 
 
+@pytest.mark.slow
 @needs_seed
 def test_compare_runs_as_the_real_command():
     proc = run_cli("compare", str(BASELINE), str(CANDIDATE), "--format", "json")

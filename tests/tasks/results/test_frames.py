@@ -82,6 +82,7 @@ def test_agentv_minimal_lines_load_with_defaults(tmp_path):
     assert pd.isna(df.loc[0, "error"])
 
 
+@pytest.mark.slow
 def test_parquet_is_written_in_chunks_and_lists_and_globs_concatenate(tmp_path):
     recs = [record(f"case-{i}", (i % 10) / 10) for i in range(2500)]
     first = write_jsonl(tmp_path / "shard-1.jsonl", recs[:1200])

@@ -228,6 +228,7 @@ def _mock_suite(tmp_path, n: int):
     return f, sys.executable
 
 
+@pytest.mark.slow
 def test_a_run_streams_its_parquet_by_pyarrow_and_never_imports_pandas(prefect_api, tmp_path):
     import os
     import subprocess
@@ -250,6 +251,7 @@ def test_a_run_streams_its_parquet_by_pyarrow_and_never_imports_pandas(prefect_a
     assert "total cases: 30" in proc.stdout and "pass rate: 100.0%" in proc.stdout
 
 
+@pytest.mark.slow
 def test_resumed_run_summarizes_and_parquets_old_and_new_records(cli, tmp_path):
     f, _ = _mock_suite(tmp_path, 12)
     out = tmp_path / "r.jsonl"
