@@ -2,7 +2,7 @@
 and ``run-evaluators: <id>`` (`` [trial N]`` when a case runs several trials), under the
 run's in-process limits — so a small suite shows every case, its attempts, duration and
 logs in the flow run's graph. The records are the ones ``batch`` mode writes; each task run
-costs Prefect's per-task overhead (README: when to use it)."""
+costs Prefect's per-task overhead (docs/cli.md: when to use it)."""
 from __future__ import annotations
 
 from typing import Any

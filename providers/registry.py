@@ -2,8 +2,8 @@
 
 Each class declares what it is in ``facts`` (``providers.facts``: family llm/agent/command/mock,
 settings model, secret environment variables, batching, workers, program); ``validate``, the
-plan, the request record, the retry policy, the JSON Schema (``agentv schema``) and README.md's
-provider table (``tasks.plan.catalogue``) read them here. openai, azure, anthropic and gemini
+plan, the request record, the retry policy, the JSON Schema (``agentv schema``) and the
+provider table in docs/targets.md (``tasks.plan.catalogue``) read them here. openai, azure, anthropic and gemini
 are agentv's own wire clients (``providers.llm.*``); litellm is imported only for
 ``provider: litellm`` targets, and nothing here imports it or Prefect.
 

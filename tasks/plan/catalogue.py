@@ -1,9 +1,10 @@
-"""The docs tables generated from the registries: every provider (README.md) and every
-evaluator type (evaluators/README.md), with their keys read from the same pydantic models
-``validate`` and ``agentv schema`` use, and each row's text from the class docstring's first
-paragraph. A table sits between ``<!-- generated: NAME -->`` and ``<!-- end generated -->``;
-``python -m tasks.plan.catalogue`` rewrites them, ``tests/tasks/plan/test_catalogue.py`` fails
-when one is stale. No Prefect, no litellm.
+"""The docs tables generated from the registries: every provider (docs/targets.md), every
+evaluator type (evaluators/README.md, and as one sentence in docs/formats.md), with their keys
+read from the same pydantic models ``validate`` and ``agentv schema`` use, and each row's text
+from the class docstring's first paragraph. A table sits between
+``<!-- generated: NAME -->`` and ``<!-- end generated -->``; ``python -m tasks.plan.catalogue``
+rewrites them, ``tests/tasks/plan/test_catalogue.py`` fails when one is stale. No Prefect, no
+litellm.
 """
 from __future__ import annotations
 
@@ -106,13 +107,14 @@ def needs(found: Any) -> str:
 
 
 def evaluator_types() -> str:
-    """Every evaluator type, as one sentence (README.md's pointer to the catalogue)."""
+    """Every evaluator type, as one sentence (docs/formats.md's pointer to the catalogue)."""
     from evaluators.registry import EVALUATORS
     kinds = [" / ".join(f"`{k}`" for k in kinds) for kinds, _ in _grouped(EVALUATORS)]
     return ", ".join(kinds[:-1]) + f" and {kinds[-1]}.\n"
 
 
-TABLES = {"README.md": {"evaluator-types": evaluator_types, "providers": provider_table},
+TABLES = {"docs/formats.md": {"evaluator-types": evaluator_types},
+          "docs/targets.md": {"providers": provider_table},
           "evaluators/README.md": {"evaluators": evaluator_table}}
 
 
