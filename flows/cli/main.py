@@ -14,7 +14,9 @@ import typer
 from flows.cli.output import fail, setup_logging
 from providers.errors import ConfigError
 
+# click's plain help (rich's option table cuts option names at 80 columns), up to 120 wide
 app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
+                  context_settings={"max_content_width": 120},
                   help="agentv: evaluate AI agents and LLM apps with AgentV eval suites on "
                   "Prefect.")
 server_app = typer.Typer(help="The local Prefect server agentv uses by default.",

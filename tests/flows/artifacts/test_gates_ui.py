@@ -62,13 +62,13 @@ def gated_suite(tmp_path: Path, execution: str = "", script: str = "score.py") -
 @pytest.mark.slow
 def test_fail_under_exits_1_and_the_flow_run_ends_failed_with_the_reason(cli, tmp_path):
     out = tmp_path / "r.jsonl"
-    proc = cli("eval", str(EXAMPLE_EVAL), "--out", str(out), "--fail-under", "0.5")
+    proc = cli("eval", str(EXAMPLE_EVAL), "--out", str(out), "--fail-under", "0.8")
     assert proc.returncode == 1, proc.stderr
-    assert "QUALITY GATE FAILED: mean score 0.312 < fail-under 0.500" in proc.stdout
+    assert "QUALITY GATE FAILED: mean score 0.667 < fail-under 0.800" in proc.stdout
     assert len(records(out)) == 3  # everything is written all the same
     run, arts = read_run(flow_run_id(proc.stdout))
     assert run.state.is_failed()
-    assert "quality gate failed: mean score 0.312 < fail-under 0.500" in run.state.message
+    assert "quality gate failed: mean score 0.667 < fail-under 0.800" in run.state.message
     summary = next(a for a in arts if a.key == "agentv-summary-example-default")
     assert "Quality gate FAILED" in summary.data
 
