@@ -3,9 +3,9 @@
 Each class declares what it is in ``facts`` (``providers.facts``: family llm/agent/command/mock,
 settings model, secret environment variables, batching, workers, program); ``validate``, the
 plan, the request record, the retry policy, the JSON Schema (``agentv schema``) and the
-provider table in docs/targets.md (``tasks.plan.catalogue``) read them here. openai, azure, anthropic and gemini
-are agentv's own wire clients (``providers.llm.*``); litellm is imported only for
-``provider: litellm`` targets, and nothing here imports it or Prefect.
+provider table in docs/targets.md (``tasks.plan.catalogue``) read them here. openai, azure,
+anthropic and gemini are agentv's own wire clients (``providers.llm.*``); litellm is imported
+only for ``provider: litellm`` targets, and nothing here imports it or Prefect.
 
 Adding a provider: one module (the class, its facts and its ``ProviderSettings`` subclass; the
 class docstring's first paragraph is its row in the docs table) and one line in ``REGISTRY``,

@@ -14,7 +14,6 @@ healthcheck URLs with a token (interpolated or literal).
 """
 from __future__ import annotations
 
-import pytest
 import asyncio
 import json
 import os

@@ -4,10 +4,11 @@ that fits published whole under its usual key. End to end: the real `agentv eval
 subprocess against the session's Prefect server, read back through the Prefect API."""
 from __future__ import annotations
 
-import pytest
 import asyncio
 import json
 import re
+
+import pytest
 
 from flows.artifacts.case_pages import PAGE_ROWS, POLL_S, CasePages
 from flows.artifacts.case_table import collected_tables

@@ -3,11 +3,12 @@ Prefect (flow-run name, tags, keyed artifacts), end to end: the real `agentv eva
 subprocess against the session's real Prefect server, read back through the Prefect API."""
 from __future__ import annotations
 
-import pytest
 import asyncio
 import json
 import re
 from pathlib import Path
+
+import pytest
 
 from providers.heuristic_judge import OFFLINE_LABEL
 from tests.conftest import EXAMPLE

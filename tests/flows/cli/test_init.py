@@ -2,8 +2,9 @@
 as they are — on the mock, and on the cli target running the starter's script."""
 from __future__ import annotations
 
-import pytest
 import json
+
+import pytest
 
 from flows.cli.init import FILES
 from tests.conftest import run_cli

@@ -6,7 +6,6 @@ a ``kill -9`` of agentv delivers a burst of signals. Nothing may outlive the sup
 any of these cases, and an agent must not die because a thread of a live agentv ended."""
 from __future__ import annotations
 
-import pytest
 import os
 import signal
 import subprocess
@@ -15,6 +14,8 @@ import threading
 import time
 import uuid
 from pathlib import Path
+
+import pytest
 
 from providers.process.supervision import supervised
 from tests.providers.process.test_supervision import FORKER, gone, tagged, wait_ready
