@@ -102,6 +102,7 @@ def answer(built):
     return asyncio.run(run())
 
 
+@pytest.mark.slow  # litellm is the reference: its import alone costs seconds
 @pytest.mark.parametrize("case", list(CASES))
 def test_a_vendors_own_reply_is_read_like_litellm_reads_it(case, wire_stub):
     wire, model, body, text, finish, tokens = CASES[case]
