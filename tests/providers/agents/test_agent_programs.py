@@ -21,7 +21,8 @@ from providers.trace import summarize
 from tests.agent_programs import KEY, PROGRAMS, SHELL_TOOL, build, isolate, left_in
 from tests.fakes import agent_api_stub
 
-pytestmark = pytest.mark.parametrize("program", PROGRAMS)
+pytestmark = [pytest.mark.slow,  # the real programs (docs/development.md: the fast subset)
+              pytest.mark.parametrize("program", PROGRAMS)]
 
 
 @pytest.fixture

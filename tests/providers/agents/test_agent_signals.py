@@ -16,6 +16,8 @@ from tests.agent_programs import left_in
 from tests.conftest import ROOT
 from tests.fakes import agent_api_stub
 
+pytestmark = pytest.mark.slow  # end-to-end (docs/development.md: the fast subset)
+
 RUNNER = """
 import asyncio, sys
 from pathlib import Path

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import json
 
+import pytest
 import yaml
 
 from tests.agent_programs import KEY, SHELL_TOOL
 from tests.conftest import real_tool
 from tests.fakes import agent_api_stub, responses_stub
+
+pytestmark = pytest.mark.slow  # end-to-end (docs/development.md: the fast subset)
 
 TOOL = {**SHELL_TOOL, "codex": "command_execution"}
 KINDS = {"claude": "claude", "copilot": "copilot-cli", "pi": "pi-coding-agent",
