@@ -28,6 +28,7 @@ ROOT = os.geteuid() == 0
 USABLE = [p for p in PRESETS if not (ROOT and p == "full-access")]
 
 
+@pytest.mark.slow  # the real program
 @pytest.mark.parametrize("preset", USABLE)
 def test_every_preset_is_accepted_by_the_real_program(stub, tmp_path, preset):
     p = build("claude", stub[0], tmp_path, approval_preset=preset, max_turns=3)
@@ -41,6 +42,7 @@ def test_read_only_denies_a_write(stub, tmp_path):
     assert not call.ok and r.file_changes == ""
 
 
+@pytest.mark.slow  # the real program
 def test_system_prompt_is_appended_to_claude_codes_own(stub, tmp_path):
     p = build("claude", stub[0], tmp_path, system_prompt="Answer like a pirate.")
     asyncio.run(p.invoke(Request("sys", "hello")))

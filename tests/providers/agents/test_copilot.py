@@ -23,12 +23,14 @@ def stub(tmp_path_factory, monkeypatch, tmp_path):
     server.stop()
 
 
+@pytest.mark.slow  # the real program
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 def test_every_preset_is_accepted_by_the_real_program(stub, tmp_path, preset):
     p = build("copilot", stub[0], tmp_path, approval_preset=preset)
     assert asyncio.run(p.invoke(Request("p", "hello"))).text == "echo: hello"
 
 
+@pytest.mark.slow  # the real program
 def test_read_only_denies_the_shell(stub, tmp_path):
     p = build("copilot", stub[0], tmp_path, approval_preset="read-only")
     r = asyncio.run(p.invoke(Request("ro", "RUN: touch made-it")))
@@ -44,6 +46,7 @@ def test_provider_settings_become_its_environment_only(stub, tmp_path):
     assert env["COPILOT_PROVIDER_AZURE_API_VERSION"] == "2024-10-21"
 
 
+@pytest.mark.slow  # the real program
 def test_system_prompt_leads_the_prompt(stub, tmp_path):
     p = build("copilot", stub[0], tmp_path, system_prompt="Be brief.")
     r = asyncio.run(p.invoke(Request("sys", "hello")))

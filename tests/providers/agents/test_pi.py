@@ -31,6 +31,7 @@ def offered(stub) -> list[str]:
     return sorted(t["function"]["name"] for t in body.get("tools") or [])
 
 
+@pytest.mark.slow  # the real program
 @pytest.mark.parametrize("preset, tools", [
     ("read-only", ["find", "grep", "ls", "read"]), ("auto", ["bash", "edit", "read", "write"]),
     ("full-access", ["bash", "edit", "find", "grep", "ls", "read", "write"])])
@@ -40,6 +41,7 @@ def test_presets_choose_the_tools_offered(stub, tmp_path, preset, tools):
     assert offered(stub) == tools and set(PRESETS) == {"read-only", "auto", "full-access"}
 
 
+@pytest.mark.slow  # the real program
 def test_tools_and_thinking_are_passed(stub, tmp_path):
     p = build("pi", stub[0], tmp_path, tools="read,bash", thinking="low")
     asyncio.run(p.invoke(Request("t", "hello")))
@@ -59,6 +61,7 @@ def test_models_json_names_the_key_variable_never_the_key(stub, tmp_path):
     assert settings == {"retry": {"enabled": False}}
 
 
+@pytest.mark.slow  # the real program
 def test_failed_call_fails_at_once_without_pis_retries(stub, tmp_path):
     started = time.monotonic()
     with pytest.raises(ProviderError, match="pi run failed: 400 stub: model overloaded"):
