@@ -24,6 +24,8 @@ from tests.agentv4_real import by_test, compare, run_agentv4
 from tests.conftest import SHARED, real_tool, run_cli
 from tests.sse_judge import JudgeStub
 
+pytestmark = pytest.mark.slow  # end-to-end (docs/development.md: the fast subset)
+
 SUITES = Path(__file__).parent / "agentv4_suites"
 EXAMPLES = SHARED / "agentv4-examples" / "v4.42.4"
 DETERMINISTIC_EXAMPLES = [

@@ -12,6 +12,8 @@ import pytest
 
 from tests.conftest import SHARED, run_cli
 
+pytestmark = pytest.mark.slow  # end-to-end (docs/development.md: the fast subset)
+
 GEN = SHARED / "bench" / "gen_cases.py"
 AGENTV4_KEYS = {"timestamp", "test_id", "suite", "category", "score", "target", "token_usage",
                 "duration_ms", "scores", "execution_status"}
