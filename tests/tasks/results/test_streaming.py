@@ -8,6 +8,7 @@ import math
 import random
 
 import pyarrow.parquet as pq
+import pytest
 
 from flows.artifacts.case_table import collected_tables
 from tasks.load.gates import Gates
