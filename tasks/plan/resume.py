@@ -1,4 +1,11 @@
-"""``--resume``: continue an interrupted run in the same results file.
+"""``--resume`` / ``--rerun-failed`` / ``--retry-errors``: continue an earlier run.
+
+``--resume`` continues a results file: every case with a record is done, but those the
+run did not get to (``--budget-usd`` records them as not run) run now. ``--rerun-failed``
+continues it too, running its errors and failures again; ``--retry-errors`` writes a new
+results file holding the earlier file's records, but its execution errors run again.
+Records whose cases run again leave the file (to ``<file>.replaced``), so every case keeps
+one record.
 
 The last line of a JSONL file may be torn (the process died mid-write): it is cut off.
 A damaged line in the middle (two writers, a crash of an older version) is reported with
@@ -12,7 +19,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from providers.errors import ConfigError
 
@@ -21,22 +28,26 @@ RESULTS_DIR = Path(".agentv") / "results"
 
 @dataclass
 class Finished:
+    """What an earlier run left: its kept records (their cases do not run again)."""
+
     keys: set[str] = field(default_factory=set)
     records: list[dict[str, Any]] = field(default_factory=list)
     repaired_bytes: int = 0
     torn_lines: list[int] = field(default_factory=list)
+    again: int = 0  # records whose cases run again (not run, errors, failures)
+    carry: list[dict[str, Any]] = field(default_factory=list)  # to write first (a new file)
 
 
-def resolve_resume_path(value: str, fmt: str) -> Path:
+def resolve_resume_path(value: str, fmt: str, flag: str = "--resume") -> Path:
     """``latest`` → the newest results file of this format under .agentv/results/."""
     if value != "latest":
         path = Path(value)
         if not path.is_file():
-            raise ConfigError("results file to resume not found", value, "--resume")
+            raise ConfigError(f"results file not found (for {flag})", value, flag)
         return path
     found = sorted(RESULTS_DIR.glob(f"eval_*.{fmt}"), key=lambda p: p.stat().st_mtime)
     if not found:
-        raise ConfigError(f"no results file to resume in {RESULTS_DIR}", None, "--resume")
+        raise ConfigError(f"no results file in {RESULTS_DIR} (for {flag} latest)", None, flag)
     return found[-1]
 
 
@@ -59,32 +70,13 @@ def _parse(line: bytes) -> dict[str, Any] | None:
     return record if isinstance(record, dict) else None
 
 
-def _jsonl_records(path: Path) -> tuple[list[dict[str, Any]], list[int]]:
-    """The file's records and the numbers of its damaged lines, which are moved out of the
-    file (into ``<file>.torn``) so every reader of the results sees whole records only."""
-    records, torn, kept, bad = [], [], [], []
-    for number, line in enumerate(path.read_bytes().splitlines(keepends=True), 1):
-        if not line.strip():
-            continue
-        record = _parse(line)
-        if record is None:
-            torn.append(number)
-            bad.append(b"%d: " % number + line.rstrip(b"\n") + b"\n")
-        else:
-            records.append(record)
-            kept.append(line)
-    if torn:
-        _set_aside(path, kept, bad)
-    return records, torn
+Entry = tuple[int, "dict[str, Any] | None", bytes]  # (first line, record or None: torn, bytes)
 
 
-def _set_aside(path: Path, kept: list[bytes], bad: list[bytes]) -> None:
-    """Damaged parts go to ``<file>.torn`` (nothing is lost); the file keeps the rest."""
-    with open(path.with_name(path.name + ".torn"), "ab") as fh:
-        fh.write(b"".join(bad))
-    with open(path, "r+b") as fh:
-        fh.write(b"".join(kept))
-        fh.truncate()
+def _jsonl_entries(path: Path) -> list[Entry]:
+    return [(number, _parse(line), line if line.endswith(b"\n") else line + b"\n")
+            for number, line in enumerate(path.read_bytes().splitlines(keepends=True), 1)
+            if line.strip()]
 
 
 def _yaml_documents(path: Path) -> list[tuple[int, str]]:
@@ -98,30 +90,93 @@ def _yaml_documents(path: Path) -> list[tuple[int, str]]:
     return [(start, "".join(lines)) for start, lines in docs]
 
 
-def _yaml_records(path: Path) -> tuple[list[dict[str, Any]], list[int]]:
-    """Like ``_jsonl_records``: a document that does not parse, or the last one cut off
-    mid-line, is set aside and reported by its first line."""
+def _yaml_entries(path: Path) -> list[Entry]:
+    """A document that does not parse, or the last one cut off mid-line, is torn."""
     import yaml
-    records, torn, kept, bad = [], [], [], []
+    entries: list[Entry] = []
     for start, text in _yaml_documents(path):
         body = text[4:] if text.startswith("---\n") else text
+        if not body.strip():
+            continue
         try:
             doc = yaml.safe_load(body)
         except yaml.YAMLError:
             doc = None
-        if isinstance(doc, dict) and text.endswith("\n"):
-            records.append(doc)
-            kept.append(("---\n" + body).encode("utf-8"))
-        elif body.strip():
-            torn.append(start)
-            bad.append(f"{start}: {text.rstrip()}\n".encode("utf-8"))
-    if torn:
-        _set_aside(path, kept, bad)
-    return records, torn
+        whole = isinstance(doc, dict) and text.endswith("\n")
+        entries.append((start, doc if whole else None, ("---\n" + body).encode("utf-8")))
+    return entries
 
 
-def load_finished(path: Path, fmt: str) -> Finished:
+def read_entries(path: Path, fmt: str) -> list[Entry]:
+    return (_jsonl_entries if fmt == "jsonl" else _yaml_entries)(path)
+
+
+def not_run(record: dict[str, Any]) -> bool:
+    """A case the run did not get to (``--budget-usd``): ``--resume`` runs it."""
+    return bool(record.get("budget_exceeded"))
+
+
+def errored(record: dict[str, Any]) -> bool:
+    """An execution error (the target failed): ``--retry-errors`` runs it again."""
+    return not_run(record) or bool(record.get("error")) \
+        or record.get("execution_status") == "execution_error"
+
+
+def failed(threshold: float | None) -> Callable[[dict[str, Any]], bool]:
+    """``--rerun-failed``: an error, or a score under ``threshold`` (else under the record's
+    own pass mark: its verdict, AgentV's execution status, or a score below 0.8)."""
+    from evaluators.base import verdict_for
+
+    def check(record: dict[str, Any]) -> bool:
+        if errored(record):
+            return True
+        score = record.get("score")
+        score = float(score) if isinstance(score, (int, float)) else 0.0
+        if threshold is not None:
+            return score < threshold
+        if record.get("execution_status"):
+            return record["execution_status"] != "ok"
+        return (record.get("verdict") or verdict_for(score)) != "pass"
+    return check
+
+
+def _rewrite(path: Path, kept: list[Entry], torn: list[Entry], again: list[Entry]) -> None:
+    """Damaged parts go to ``<file>.torn``, records to run again (but placeholders of cases
+    that never ran) to ``<file>.replaced``: nothing is lost; the file keeps the rest."""
+    for suffix, entries in ((".torn", torn), (".replaced", [e for e in again
+                                                           if not not_run(e[1] or {})])):
+        if entries:
+            with open(path.with_name(path.name + suffix), "ab") as fh:
+                fh.write(b"".join((b"%d: " % n + raw.rstrip(b"\n") + b"\n")
+                                  if suffix == ".torn" else raw for n, _, raw in entries))
+    with open(path, "r+b") as fh:
+        fh.write(b"".join(raw for _, _, raw in kept))
+        fh.truncate()
+
+
+def load_finished(path: Path, fmt: str,
+                  again: Callable[[dict[str, Any]], bool] = not_run) -> Finished:
+    """The records of a results file a run continues; those ``again`` selects (and damaged
+    ones) leave the file, so their cases run again and every case keeps one record."""
     repaired = repair_torn_tail(path) if fmt == "jsonl" else 0
-    records, torn = (_jsonl_records if fmt == "jsonl" else _yaml_records)(path)
-    keys = {r["case_key"] for r in records if isinstance(r.get("case_key"), str)}
-    return Finished(keys=keys, records=records, repaired_bytes=repaired, torn_lines=torn)
+    entries = read_entries(path, fmt)
+    torn = [e for e in entries if e[1] is None]
+    redo = [e for e in entries if e[1] is not None and again(e[1])]
+    kept = [e for e in entries if e[1] is not None and not again(e[1])]
+    if torn or redo:
+        _rewrite(path, kept, torn, redo)
+    records = [record for _, record, _ in kept if record is not None]
+    return Finished(keys=_keys(records), records=records, repaired_bytes=repaired,
+                    torn_lines=[n for n, _, _ in torn], again=len(redo))
+
+
+def carried_over(source: Path, fmt: str) -> Finished:
+    """``--retry-errors``: the records of an earlier results file that need no new run (the
+    file is only read); they are written first into the new results file."""
+    records = [r for _, r, _ in read_entries(source, fmt) if r is not None]
+    kept = [r for r in records if not errored(r)]
+    return Finished(keys=_keys(kept), records=kept, carry=kept, again=len(records) - len(kept))
+
+
+def _keys(records: list[dict[str, Any]]) -> set[str]:
+    return {r["case_key"] for r in records if isinstance(r.get("case_key"), str)}
