@@ -45,15 +45,14 @@ def run_dataset(dataset: Dataset, target: str | Target | Callable[[Any], Any], e
 
     from tasks.api.callable_target import CallableProvider, typed_evaluators
     from tasks.plan.expand import Job
-    from tasks.plan.plan import EvalOptions, Plan, check_options
+    from tasks.plan.plan import EvalOptions, Plan
     from tasks.plan.scale import parse_shard, select_shard
     from tasks.api.typed_targets import run_targets, typed_runtimes
 
     with secrets.scope():  # the targets' secrets: the caller's registry, else this run's
         opts = EvalOptions(paths=[], out=out, workers=workers, shard=shard,
                            task_runner=task_runner, dask_address=dask_address,
-                           prefect_tasks=prefect_tasks)
-        check_options(opts)
+                           prefect_tasks=prefect_tasks)  # checked as it is made
         used, main, judge_name = run_targets(target, judge, targets, log)
         provider = (CallableProvider(used[main], target, {s.id: s.input for s in dataset})
                     if used[main].provider == "python" and callable(target) else None)

@@ -69,7 +69,8 @@ def remote_options(options: dict[str, Any]) -> dict[str, Any]:
     out["paths"] = [os.path.abspath(p) for p in options.get("paths", [])]
     if out.get("targets"):
         out["targets"] = os.path.abspath(out["targets"])
-    for key in ("resume", "junit", "task_runner", "dask_address", "out", "prefect_tasks"):
+    for key in ("resume", "rerun_failed", "retry_errors", "junit", "task_runner",
+                "dask_address", "out", "prefect_tasks"):
         out.pop(key, None)
     return out
 

@@ -16,7 +16,7 @@ from dataclasses import asdict
 from typing import Any, Callable
 
 from providers import secrets
-from tasks.plan.plan import EvalOptions, build_plan, check_options
+from tasks.plan.plan import EvalOptions, build_plan
 from tasks.engine.runtime import build_runtimes
 
 
@@ -24,52 +24,44 @@ def run_eval(opts: EvalOptions, *, on_record: Callable[[dict], None] | None = No
              on_plan: Callable[[Any], None] | None = None,
              log: Callable[[str], None] = lambda m: print(m, file=sys.stderr),
              started: float | None = None) -> dict[str, Any]:
-    """Validate, preflight, then run the flow; raises ConfigError before anything runs.
-    ``result["gate_failures"]`` lists failed quality gates (the flow run ends Failed).
+    """Load and plan (``opts`` were checked when made), preflight, then run the flow;
+    raises ConfigError before anything runs. ``result["gate_failures"]`` lists failed
+    quality gates (the flow run ends Failed).
 
     The results file is locked first (a second run on it fails at once), but emptied only
     when the run starts: a configuration error never costs an earlier run's results.
     The secrets its loading finds go to the caller's registry (``providers.secrets``: the
     ``agentv`` command's), else to one of this call."""
     from flows.preload import preload_if_api_ready, quiet_prefect_console
-    from tasks.load.gates import options_gates
     started = started or time.perf_counter()
-    options_gates(opts)  # a bad --fail-under is a configuration error, before anything runs
     quiet_prefect_console(opts.verbose)
     with secrets.scope(), sigterm_held(opts.task_runner != "dask"):  # preload inherits it
         preload_if_api_ready()  # a server answers: import Prefect while files are validated
-        return _validated_run(opts, on_record, on_plan, log, started)
-
-
-def _validated_run(opts: EvalOptions, on_record, on_plan, log, started) -> dict[str, Any]:
-    check_options(opts)  # flags and output paths first: nothing is opened for a bad flag
-    writer = open_results(opts)
-    try:
-        finished = _resume(opts, log)
-        plan = build_plan(opts, warn=lambda w: log(f"warning: {w}"))
-        runtimes = build_runtimes(plan)
-    except BaseException:
-        writer.abandon()
-        raise
-    if on_plan:
-        on_plan(plan)
-    return run_plan(plan, runtimes, on_record=on_record, log=log, finished=finished,
-                    writer=writer, started=started)
+        writer = open_results(opts)
+        try:
+            finished = earlier_records(opts, log)
+            plan = build_plan(opts, warn=lambda w: log(f"warning: {w}"))
+            runtimes = build_runtimes(plan)
+        except BaseException:
+            writer.abandon()
+            raise
+        if on_plan:
+            on_plan(plan)
+        return run_plan(plan, runtimes, on_record=on_record, log=log, finished=finished,
+                        writer=writer, started=started)
 
 
 def open_results(opts: EvalOptions):
-    """The locked writer of this run's results file (``--resume``'s file, ``--out``, or a new
-    timestamped file)."""
+    """The locked writer of this run's results file (the file it continues, ``--out``, or a
+    new timestamped file)."""
     from tasks.results.frames import parquet_path_for
     from tasks.results.sink import RunSink
-    from tasks.plan.outputs import check_format, default_results_path
+    from tasks.plan.outputs import default_results_path
     from tasks.results.write import ResultWriter
-    check_format(opts.output_format)
-    if opts.resume:
-        from tasks.plan.resume import resolve_resume_path
-        opts.out = str(resolve_resume_path(opts.resume, opts.output_format))
-        return ResultWriter(opts.out, opts.output_format, append=True, flag="--resume",
-                            sink=RunSink(parquet_path_for(opts.out)))
+    if opts.continued:
+        return ResultWriter(opts.continued, opts.output_format, append=True,
+                            flag="--resume" if opts.resume else "--rerun-failed",
+                            sink=RunSink(parquet_path_for(opts.continued)))
     opts.out = opts.out or str(default_results_path(opts.output_format))
     return ResultWriter(opts.out, opts.output_format, sink=RunSink(parquet_path_for(opts.out)))
 
@@ -85,7 +77,7 @@ def run_plan(plan, runtimes, *, on_record: Callable[[dict], None] | None = None,
     from flows.handover import Launch, launching
     from flows.preload import quiet_prefect_console
     quiet_prefect_console(plan.options.verbose)
-    if writer is None and finished is None and not plan.options.resume:
+    if writer is None and finished is None and not plan.options.continued:
         writer = open_results(plan.options)  # its sink builds Parquet and stats as it writes
     launch = Launch(plan=plan, runtimes=runtimes, writer=writer, finished=finished,
                     on_record=on_record, started=started, remote=remote)
@@ -126,7 +118,8 @@ def _head_start(launch):
     from tasks.results.ledger import RunLedger
     if launch.writer is None or launch.remote is not None or not head_start_allowed(launch.plan):
         return None
-    launch.ledger = RunLedger(launch.writer, launch.control, launch.on_record, launch.finished)
+    launch.ledger = RunLedger(launch.writer, launch.control, launch.on_record, launch.finished,
+                              launch.plan.record_thresholds())
     head = HeadStart(launch.plan, launch.runtimes, launch.ledger)
     head.begin()
     return head
@@ -154,15 +147,27 @@ def _flow_options(plan) -> dict[str, Any]:
     return redact_obj(_jsonable(asdict(plan.options)))
 
 
-def _resume(opts: EvalOptions, log):
-    if not opts.resume:
-        return None
+def earlier_records(opts: EvalOptions, log):
+    """What an earlier run left that this one keeps (None: a fresh run): the continued
+    file's records (``--resume``; ``--rerun-failed`` takes its errors and failures out to
+    run again), or the ``--retry-errors`` file's records but its errors."""
     from pathlib import Path
-    from tasks.plan.resume import load_finished
-    assert opts.out is not None  # open_results named the file
-    path = Path(opts.out)
-    finished = load_finished(path, opts.output_format)
-    log(f"agentv: resuming {path}: {len(finished.keys)} case(s) already recorded"
+    from tasks.plan.outputs import implied_format
+    from tasks.plan.resume import carried_over, failed, load_finished, not_run
+    if opts.retry_errors:
+        source = Path(opts.retry_errors)
+        finished = carried_over(source, implied_format(str(source)) or "jsonl")
+        log(f"agentv: retrying the errors of {source}: {finished.again} case(s) run again, "
+            f"{len(finished.records)} record(s) kept")
+        return finished
+    if not opts.continued:
+        return None
+    path = Path(opts.continued)
+    again = failed(opts.threshold) if opts.rerun_failed else not_run
+    finished = load_finished(path, opts.output_format, again)
+    verb = "re-running the failures of" if opts.rerun_failed else "resuming"
+    log(f"agentv: {verb} {path}: {len(finished.keys)} case(s) already recorded"
+        + (f", {finished.again} to run again" if finished.again else "")
         + (f", cut a torn last line ({finished.repaired_bytes} bytes)"
            if finished.repaired_bytes else ""))
     for number in finished.torn_lines:

@@ -54,8 +54,9 @@ async def summarize_stage(session: RunSession, wall_s: float,
                           pages: CasePages | None = None) -> dict[str, Any]:
     """The Parquet file closed (+ JUnit), the streamed summary, the quality gates,
     the run's artifacts."""
-    return await publish_results(session.writer.path, session.plan.options, wall_s,
-                                 run_info(session.plan), sink=session.writer.sink, pages=pages)
+    info = run_info(session.plan, session.ledger, getattr(session.jobs, "budget", None))
+    return await publish_results(session.writer.path, session.plan.options, wall_s, info,
+                                 sink=session.writer.sink, pages=pages)
 
 
 async def _run_batches(session: RunSession, labelled: list[Batch]) -> None:

@@ -108,7 +108,8 @@ class RunSession:
             self.ledger, self.jobs = launch.ledger, self.head.jobs
         else:
             self.ledger = RunLedger(launch.writer or self._open_writer(), self.control,
-                                    launch.on_record, launch.finished)
+                                    launch.on_record, launch.finished,
+                                    self.plan.record_thresholds())
             self.jobs = local_job_runner(self.plan, self.runtimes, self.ledger)
         self._closers.append(self.ledger.writer.close)
         self.ledger.begin()

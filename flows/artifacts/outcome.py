@@ -1,6 +1,9 @@
 """What the flow adds to the records when it publishes a run: each eval file's quality
-gates, and a note when the scores come from the offline heuristic judge."""
+gates, a note when the scores come from the offline heuristic judge, and how the run met
+AgentV's ``--threshold`` and ``--budget-usd`` (a miss fails the run, as in AgentV)."""
 from __future__ import annotations
+
+from typing import Any
 
 from flows.artifacts.publish import RunInfo
 from flows.naming import suite_name
@@ -21,11 +24,37 @@ def offline_judges(plan: Plan) -> list[str]:
     return sorted(names)
 
 
-def run_info(plan: Plan) -> RunInfo:
+def run_info(plan: Plan, ledger: Any = None, budget: Any = None) -> RunInfo:
+    """``ledger``: the run's ``RunLedger`` (its threshold count); ``budget``: its
+    ``--budget-usd`` ``Budget`` (None: no budget)."""
     gates = [(f"{suite_name(s.path)} (execution)", repo_relative(s.path), s.gates)
              for s in plan.suites if s.gates.active]
     judges = offline_judges(plan)
     notes = ([f"judge: {OFFLINE_LABEL} on target {', '.join(judges)}; its scores measure "
               "key-term overlap with the expected outcome and reference, not answer quality"]
              if judges else [])
-    return RunInfo(suite_gates=gates, notes=notes)
+    info = RunInfo(suite_gates=gates, notes=notes)
+    if plan.thresholds and ledger is not None:
+        _threshold(info, plan, ledger.threshold)
+    if budget is not None:
+        _budget(info, budget, plan.options.continued or plan.options.out)
+    return info
+
+
+def _threshold(info: RunInfo, plan: Plan, count: Any) -> None:
+    """AgentV's per-test threshold: how many cases reached it; any below fails the run."""
+    values = sorted(set(plan.thresholds.values()))
+    mark = f"{values[0]:.2f}" if len(values) == 1 else "their eval file's threshold"
+    info.notes.append(f"threshold: {count.passed}/{count.scored} case(s) scored >= {mark}")
+    if count.failed:
+        info.failures.append(f"{count.failed} of {count.scored} case(s) scored below "
+                             f"threshold {mark}")
+
+
+def _budget(info: RunInfo, budget: Any, results: str | None) -> None:
+    spent = f"${budget.spent:.4f} of ${budget.cap:.4f}"
+    left = (f"; {budget.not_run} case(s) not run (continue with --resume {results})"
+            if budget.not_run else "")
+    info.notes.append(f"budget: {spent} spent{left}")
+    if budget.exceeded:
+        info.failures.append(f"run budget exceeded: {spent} spent{left}")

@@ -31,10 +31,11 @@ from flows.artifacts.case_pages import CasePages
 from flows.artifacts.case_table import suite_of
 from flows.naming import artifact_key
 from flows.artifacts.table import create_table
-from tasks.load.gates import Gates, options_gates
+from tasks.load.gates import Gates
 from tasks.results.gates import gate_failures
 from tasks.results.junit import write_junit
 from tasks.plan.plan import EvalOptions
+from tasks.results.measures import OVERALL
 from tasks.results.sink import RunSink
 from tasks.results.summary_md import summary_markdown
 
@@ -47,6 +48,7 @@ class RunInfo:
 
     suite_gates: list[tuple[str, str, Gates]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)  # --threshold, --budget-usd
 
 
 def _junit(source: Path, out: str, files: dict[str, str]) -> None:
@@ -66,8 +68,8 @@ def _sink_summary(sink: RunSink, options: EvalOptions, info: RunInfo,
         _junit(parquet or Path(files["results"]), options.junit, files)
     summary = sink.tally.summary()
     summary["notes"] = list(info.notes)
-    summary["gate_failures"] = gate_failures(sink.tally, summary, options_gates(options),
-                                             info.suite_gates)
+    summary["gate_failures"] = gate_failures(sink.tally, summary, options.gates,
+                                             info.suite_gates) + info.failures
     return summary
 
 
@@ -132,8 +134,8 @@ async def publish_results(results: str | Path, options: EvalOptions, wall_s: flo
     targets = sorted({t for _, t in sink.cases})
     suites, targets = suites or ["none"], targets or ["none"]
     final = (CasePages(sink.cases) if from_file or pages is None else pages).final_tables()
-    tables = _table_artifacts(final, sink.tally.breakdown()
-                              if sink.tally.total else [], suites, targets)
+    stats = sink.tally.breakdown() if sink.tally.total else []
+    tables = _table_artifacts(final, stats, suites, targets)
     tables += _links(dict(files), suites, targets)  # the results file is complete
     creating = [asyncio.ensure_future(c) for c in tables]  # sent while we summarize
     summary = await asyncio.to_thread(_sink_summary, sink, options, info, files)
@@ -143,4 +145,12 @@ async def publish_results(results: str | Path, options: EvalOptions, wall_s: flo
         creating.append(pages.sent())  # a page taken as the last cases finished
     await asyncio.gather(*creating)
     summary["files"] = files
+    summary["targets"] = per_target(stats)
     return summary
+
+
+def per_target(stats: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each target's overall row of the statistics (a matrix run: several targets)."""
+    rows = [{k: row[k] for k in ("target", "n", "mean", "pass_rate", "error_rate")}
+            for row in stats if row["evaluator"] == OVERALL]
+    return rows if len(rows) > 1 else []

@@ -85,6 +85,8 @@ def print_outcome(result: dict[str, Any], wall_s: float) -> None:
     for line in format_problems("WARNINGS", result.get("warnings") or []):
         print(line)
     print(format_summary(result["summary"], wall_s))
+    for line in target_lines(result["summary"].get("targets") or []):
+        print(line)
     print(f"  results: {result['results']}")
     for kind in ("parquet", "junit"):
         path = (result["summary"].get("files") or {}).get(kind)
@@ -92,6 +94,18 @@ def print_outcome(result: dict[str, Any], wall_s: float) -> None:
             print(f"  {kind}: {path}")
     if result.get("flow_run_url"):
         print(f"  prefect flow run: {result['flow_run_url']}")
+
+
+def target_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """A matrix run's summary per target (``--target a --target b``)."""
+    if not rows:
+        return []
+    width = max(len(str(r["target"])) for r in rows)
+    return ["  per target:"] + [
+        f"    {str(r['target']):<{width}}  cases: {r['n']}   mean: "
+        + ("n/a" if r["mean"] is None else f"{r['mean']:.3f}")
+        + f"   pass rate: {100 * (r['pass_rate'] or 0):.1f}%"
+        + f"   errors: {100 * (r['error_rate'] or 0):.1f}%" for r in rows]
 
 
 def run_from_cli(opts: EvalOptions) -> int:

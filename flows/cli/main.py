@@ -45,7 +45,15 @@ def main_options(version: bool = typer.Option(
 
 
 OPTIONAL_VALUE_FLAGS = {"--dump-prompts": ".agentv/prompts", "--dump-traces": ".agentv/traces",
-                        "--resume": ""}
+                        "--resume": "", "--rerun-failed": ""}
+RESULTS_FLAGS = ("--resume", "--rerun-failed")  # their value: an existing results file
+OPTION_NAMES = ("paths", "targets", "target", "workers", "out", "output_format", "dry_run",
+                "dry_run_delay", "dry_run_delay_min", "dry_run_delay_max", "test_id",
+                "dump_prompts", "dump_traces", "include_trace", "cache", "trials",
+                "max_retries", "resume", "rerun_failed", "retry_errors", "junit",
+                "task_runner", "dask_address", "shard", "prefect_tasks", "fail_under",
+                "min_pass_rate", "fail_on_error", "threshold", "budget_usd", "tag",
+                "exclude_tag", "agent_timeout", "strict", "verbose")
 EVAL_SUFFIXES = (".yaml", ".yml", ".jsonl")
 
 
@@ -63,13 +71,14 @@ def _is_results_file(token: str) -> bool:
 def _takes_value(flag: str, token: str | None) -> bool:
     if token is None or token.startswith("-"):
         return False
-    if flag == "--resume":
+    if flag in RESULTS_FLAGS:
         return _is_results_file(token)
     return not token.endswith(EVAL_SUFFIXES) and not any(c in token for c in "*?[")
 
 
 def expand_optional_values(argv: list[str]) -> list[str]:
-    """``--dump-prompts`` / ``--dump-traces`` / ``--resume`` take an optional value."""
+    """``--dump-prompts`` / ``--dump-traces`` / ``--resume`` / ``--rerun-failed`` take an
+    optional value (the last two: the newest results file, ``latest``)."""
     out: list[str] = []
     for i, arg in enumerate(argv):
         out.append(arg)
@@ -85,9 +94,10 @@ def eval_command(
     paths: List[str] = typer.Argument(..., metavar="PATHS...",
                                       help="Eval files, directories or globs."),
     targets: Optional[str] = typer.Option(None, metavar="FILE|DIR",
-        help="targets.yaml, or a directory holding one."),
-    target: Optional[str] = typer.Option(None, metavar="NAME",
-        help="Run every case on this target."),
+        help="targets.yaml, or a directory holding one (default: each eval file's nearest)."),
+    target: Optional[List[str]] = typer.Option(None, metavar="NAME",
+        help="Run every case on this target; repeat it to run every case on each "
+        "(the case × target matrix)."),
     workers: Optional[str] = typer.Option(
         None, metavar="INT", show_default=False,
         help="Concurrent cases, 1-50 (default: the target's workers setting, else 1)."),
@@ -97,23 +107,28 @@ def eval_command(
         None, "--output-format", "--format", metavar="jsonl|yaml",
         help="jsonl or yaml (default: from --out's extension, else jsonl)."),
     dry_run: bool = typer.Option(False, help="Use the mock for target and judge; no network."),
-    dry_run_delay: Optional[float] = typer.Option(None, metavar="MS", help="Mock delay in ms."),
-    dry_run_delay_min: Optional[float] = typer.Option(None, metavar="MS",
+    dry_run_delay: Optional[str] = typer.Option(None, metavar="MS", help="Mock delay in ms."),
+    dry_run_delay_min: Optional[str] = typer.Option(None, metavar="MS",
         help="Mock min delay in ms."),
-    dry_run_delay_max: Optional[float] = typer.Option(None, metavar="MS",
+    dry_run_delay_max: Optional[str] = typer.Option(None, metavar="MS",
         help="Mock max delay in ms."),
-    eval_id: Optional[str] = typer.Option(None, metavar="GLOB",
-        help="Only cases whose id matches this glob."),
+    test_id: Optional[List[str]] = typer.Option(None, "--test-id", "--eval-id", metavar="GLOB",
+        help="Only cases whose id matches this glob; repeat it for more (any may match)."),
     dump_prompts: Optional[str] = typer.Option(None, metavar="DIR",
         help="Write each prompt to DIR."),
     dump_traces: Optional[str] = typer.Option(None, metavar="DIR", help="Write each trace to DIR."),
     include_trace: bool = typer.Option(False, help="Add trace and output_messages to records."),
     cache: bool = typer.Option(False, help="Cache LLM responses under .agentv/cache/."),
-    trials: Optional[int] = typer.Option(None, metavar="K", help="Run each case K times."),
-    max_retries: Optional[int] = typer.Option(None, metavar="N",
+    trials: Optional[str] = typer.Option(None, metavar="K", help="Run each case K times."),
+    max_retries: Optional[str] = typer.Option(None, metavar="N",
         help="Override the targets' max_retries."),
     resume: Optional[str] = typer.Option(None, metavar="FILE",
-        help="Continue an interrupted run's results."),
+        help="Continue an interrupted run's results (its cases not run too)."),
+    rerun_failed: Optional[str] = typer.Option(None, metavar="FILE",
+        help="Continue a run's results, running its errors and failures again."),
+    retry_errors: Optional[str] = typer.Option(None, metavar="FILE",
+        help="A new results file from FILE's, running only FILE's execution errors again "
+        "(and its missing cases)."),
     junit: Optional[str] = typer.Option(None, metavar="FILE", help="Also write JUnit XML to PATH."),
     task_runner: Optional[str] = typer.Option(None, metavar="default|dask",
         help="default, or dask (prefect-dask)."),
@@ -124,39 +139,41 @@ def eval_command(
     prefect_tasks: Optional[str] = typer.Option(
         None, metavar="batch|case", help="Prefect task runs per batch of cases (default), or "
         "two per case (invoke-provider, run-evaluators) to follow each case in the UI."),
-    fail_under: Optional[float] = typer.Option(
+    fail_under: Optional[str] = typer.Option(
         None, metavar="SCORE", help="Quality gate: exit 1 (flow run Failed) when the mean "
         "score is below SCORE (0-1). Also execution.fail_under in an eval file."),
-    min_pass_rate: Optional[float] = typer.Option(
+    min_pass_rate: Optional[str] = typer.Option(
         None, metavar="RATE", help="Quality gate: exit 1 when the share of passing cases "
         "is below RATE (0-1). Also execution.min_pass_rate."),
     fail_on_error: bool = typer.Option(
         False, help="Quality gate: exit 1 when any case or evaluator errored. Also "
         "execution.fail_on_error."),
-    agent_timeout: Optional[float] = typer.Option(
+    threshold: Optional[str] = typer.Option(
+        None, metavar="SCORE", help="AgentV's per-test threshold (0-1): a case passes when "
+        "its score reaches it; exit 1 when any case scores below it."),
+    budget_usd: Optional[str] = typer.Option(
+        None, metavar="USD", help="Stop starting cases once the run has spent USD (targets "
+        "and judges); the rest are recorded as not run (--resume runs them); exit 1."),
+    tag: Optional[List[str]] = typer.Option(None, metavar="TAG",
+        help="Only eval files with this tag (repeatable: all of them)."),
+    exclude_tag: Optional[List[str]] = typer.Option(None, metavar="TAG",
+        help="Skip eval files with this tag (repeatable: any of them)."),
+    agent_timeout: Optional[str] = typer.Option(
         None, metavar="SECONDS",
         help="Seconds an agent target (cli, codex, vscode) may take per case."),
     strict: bool = typer.Option(False, help="Treat warnings (unknown keys, ...) as errors."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log provider calls, tracebacks."),
 ) -> None:
-    """Run eval suites and write one scored record per case.
+    """Run eval suites and write one scored record per case (and target).
 
-    Exit codes: 0 ok, 1 a quality gate failed, 2 bad input, 130 interrupted."""
+    Exit codes: 0 ok, 1 a quality gate, --threshold or --budget-usd failed, 2 bad input,
+    130 interrupted."""
     from flows.cli.console import run_from_cli
-    from tasks.plan.plan import EvalOptions
+    from tasks.plan.options import EvalOptions
     setup_logging(verbose)
-    opts = EvalOptions(paths=paths, targets=targets, target=target, workers=workers, out=out,
-                       output_format=output_format or "", dry_run=dry_run,
-                       dry_run_delay=dry_run_delay,
-                       dry_run_delay_min=dry_run_delay_min, dry_run_delay_max=dry_run_delay_max,
-                       eval_id=eval_id, verbose=verbose, dump_prompts=dump_prompts,
-                       dump_traces=dump_traces, include_trace=include_trace, cache=cache,
-                       trials=trials, max_retries=max_retries, resume=resume, junit=junit,
-                       task_runner=task_runner, dask_address=dask_address, shard=shard,
-                       prefect_tasks=prefect_tasks or "batch",
-                       fail_under=fail_under, min_pass_rate=min_pass_rate,
-                       fail_on_error=fail_on_error, agent_timeout=agent_timeout, strict=strict)
+    flags = dict(locals())
     try:
+        opts = EvalOptions(**{k: v for k, v in flags.items() if k in OPTION_NAMES and v})
         code = run_from_cli(opts)
     except ConfigError as err:
         fail(err, verbose)

@@ -42,6 +42,7 @@ class RunOptions:
     include_trace: bool = False
     dump_prompts: str | None = None
     dump_traces: str | None = None
+    thresholds: dict[str, float] = field(default_factory=dict)  # eval file -> pass mark
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -212,6 +213,9 @@ class CaseRunner:
             duration = None if runtime.provider.kind == "mock" else record["latency_ms"]
             record.update(v4_fields(job.case, results, response.usage, duration,
                                     response.output_messages))
+        mark = self.options.thresholds.get(job.case.file)  # AgentV's per-test threshold
+        if mark is not None and job.case.format != FORMAT:  # (4.x: its execution_status)
+            record["verdict"] = "pass" if record["score"] >= mark else "fail"
         if summary is not None:
             record["trace_summary"] = summary
         if self.options.include_trace:
@@ -224,9 +228,8 @@ class CaseRunner:
         record = self._base_record(job, runtime, request, message)
         details = getattr(err, "details", None) or {}
         record.update({"score": 0.0, "hits": [], "misses": [f"Provider error: {message}"],
-                       "candidate_answer": "",
-                       "reasoning": "", "evaluator_provider_request": None,
-                       "evaluator_results": [], "error": message, "attempt": attempts,
+                       "candidate_answer": "", "reasoning": "", "evaluator_provider_request":
+                       None, "evaluator_results": [], "error": message, "attempt": attempts,
                        "latency_ms": round((time.perf_counter() - started) * 1000, 3),
                        "wait_ms": getattr(err, "wait_ms", 0.0),
                        "usage": None})
@@ -238,6 +241,14 @@ class CaseRunner:
             record.update(v4_error_fields(job.case, message))
         log.info("case %s failed after %d attempt(s): %s", job.case.id, attempts, message)
         return record
+
+    def not_run_record(self, job: Job, reason: str) -> dict[str, Any]:
+        """A case ``--budget-usd`` left: marked ``budget_exceeded``; ``--resume`` runs it."""
+        runtime = self.targets[job.target]
+        request = build_request(job.case, is_agent=runtime.is_agent, trial=job.trial)
+        record = self._error_record(job, runtime, request, ProviderError(reason), 0, 0.0)
+        return record | {"misses": [reason], "latency_ms": 0.0, "budget_exceeded": True,
+                         "failure_reason_code": "budget_exceeded"}
 
     def _dump_trace(self, job: Job, attempts: int, response: Response | None,
                     dumps: dict[str, Any]) -> None:

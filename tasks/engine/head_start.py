@@ -18,7 +18,7 @@ from typing import Protocol
 
 from tasks.plan.batching import batching_targets, run_batches
 from tasks.plan.expand import Job
-from tasks.engine.jobs import JobRunner, LocalLimits, Record, RunControl
+from tasks.engine.jobs import Budget, JobRunner, LocalLimits, Record, RunControl
 from tasks.plan.plan import Plan, file_worker_caps
 from tasks.engine.case_runner import RunOptions, TargetRuntime
 
@@ -40,10 +40,11 @@ def local_job_runner(plan: Plan, runtimes: dict[str, TargetRuntime],
                      ledger: Ledger) -> JobRunner:
     opts = plan.options
     options = RunOptions(include_trace=opts.include_trace, dump_prompts=opts.dump_prompts,
-                         dump_traces=opts.dump_traces)
+                         dump_traces=opts.dump_traces, thresholds=plan.thresholds)
     caps = file_worker_caps([s.path for s in plan.suites], plan.workers)
+    budget = Budget(opts.budget_usd) if opts.budget_usd is not None else None
     return JobRunner.for_targets(runtimes, options, LocalLimits(plan.workers, caps),
-                                 ledger.control, ledger.record_finished)
+                                 ledger.control, ledger.record_finished, budget)
 
 
 def head_start_allowed(plan: Plan) -> bool:

@@ -5,10 +5,11 @@ through ``run_jobs`` (one provider call first with provider_batching, adopting t
 head start began).
 
 A job waits for a slot (its eval file's cap, then the run's ``--workers``), is skipped when
-the run is stopping (Ctrl-C, SIGTERM, a failed write), runs, and hands its record to the
-sink. After a stop, in-flight jobs get ``INTERRUPT_GRACE_S`` to finish, then they are
-cancelled (not recorded, resumable). No Prefect here: the limits are asyncio semaphores in
-this process or, under Dask, cluster-wide ``distributed.Semaphore``s (flows/distributed.py).
+the run is stopping (Ctrl-C, SIGTERM, a failed write), is recorded as not run once the
+run's ``--budget-usd`` is spent, runs, and hands its record to the sink. After a stop,
+in-flight jobs get ``INTERRUPT_GRACE_S`` to finish, then they are cancelled (not
+recorded, resumable). No Prefect here: the limits are asyncio semaphores in this process
+or, under Dask, cluster-wide ``distributed.Semaphore``s (flows/distributed.py).
 """
 from __future__ import annotations
 
@@ -91,6 +92,34 @@ class RunControl:
             in_flight.cancel()
 
 
+class Budget:
+    """``--budget-usd``: what the run has spent (each record's target and judge costs);
+    once that reaches the cap no case starts — each is recorded as not run instead."""
+
+    def __init__(self, cap_usd: float):
+        self.cap, self.spent, self.not_run = cap_usd, 0.0, 0
+
+    @property
+    def exceeded(self) -> bool:
+        return self.spent >= self.cap
+
+    def add(self, record: Record | None) -> None:
+        if record:
+            self.spent += record_cost(record)
+
+    def reason(self) -> str:
+        return (f"not run: run budget exceeded (${self.spent:.4f} of ${self.cap:.4f} "
+                "spent)")
+
+
+def record_cost(record: Record) -> float:
+    """USD a record cost: its target's reply and its evaluators' judge calls."""
+    usages = [record.get("usage")] + [r.get("usage") for r in record.get("evaluator_results")
+                                      or [] if isinstance(r, dict)]
+    return sum(float(u["cost_usd"]) for u in usages
+               if isinstance(u, dict) and isinstance(u.get("cost_usd"), (int, float)))
+
+
 class JobRunner:
     """Runs jobs under ``limits`` and ``control``; ``execute`` runs one job (the case
     runner, or ``--prefect-tasks case``'s task runs); ``sink`` takes each record and returns
@@ -98,18 +127,21 @@ class JobRunner:
 
     def __init__(self, runner: CaseRunner, limits: Limits, control: RunControl,
                  sink: Callable[[Record], Record | None] = lambda r: r,
-                 execute: Callable[[Job], Awaitable[Record]] | None = None):
+                 execute: Callable[[Job], Awaitable[Record]] | None = None,
+                 budget: Budget | None = None):
         self.runner, self.limits, self.control, self.sink = runner, limits, control, sink
         self.execute = execute or runner.run
+        self.budget = budget
         self.started: dict[str, asyncio.Task[Record | None]] = {}  # head start, by job key
 
     @classmethod
     def for_targets(cls, runtimes: dict[str, TargetRuntime], options: RunOptions,
                     limits: Limits, control: RunControl,
-                    sink: Callable[[Record], Record | None] = lambda r: r) -> JobRunner:
+                    sink: Callable[[Record], Record | None] = lambda r: r,
+                    budget: Budget | None = None) -> JobRunner:
         """The one entry: the case runner over these runtimes, under ``limits`` and
-        ``control``, each record to ``sink``."""
-        return cls(CaseRunner(runtimes, options), limits, control, sink)
+        ``control`` (and ``budget``), each record to ``sink``."""
+        return cls(CaseRunner(runtimes, options), limits, control, sink, budget=budget)
 
     def start(self, job: Job) -> asyncio.Task[Record | None]:
         """Run ``job`` now (a head start, before its batch exists); the batch adopts it."""
@@ -128,7 +160,8 @@ class JobRunner:
         """Run ``jobs`` concurrently (one provider call first with provider_batching),
         adopting those that already started; each job's record, None when it did not run."""
         fresh = [job for job in jobs if job.key not in self.started]
-        if fresh and self.runner.batching(fresh) and not self.control.stopping:
+        if fresh and self.runner.batching(fresh) and not self.control.stopping \
+                and not (self.budget and self.budget.exceeded):
             async with self.limits.slot(None):
                 await self.runner.prefetch(fresh)
         return list(await asyncio.gather(*(self._adopt_or_run(job) for job in jobs)))
@@ -151,6 +184,9 @@ class JobRunner:
             if control.stopping:
                 control.skipped += 1
                 return None  # stopping: schedule nothing new
+            if self.budget is not None and self.budget.exceeded:
+                self.budget.not_run += 1
+                return self.sink(self.runner.not_run_record(job, self.budget.reason()))
             task = asyncio.current_task()
             if task is not None:
                 control.in_flight.add(task)
@@ -162,4 +198,6 @@ class JobRunner:
             finally:
                 if task is not None:
                     control.in_flight.discard(task)
+        if self.budget is not None:
+            self.budget.add(record)
         return self.sink(record)

@@ -43,7 +43,8 @@ def build_runtimes(plan: Plan) -> dict[str, TargetRuntime]:
             raise ConfigError(f"judge_target '{judge_name}' is not a known target",
                               plan.targets[name].where, "judge_target")
         judge = built[judge_name][1] if judge_name else (None if provider.is_agent else wrapped)
-        runtimes[name] = TargetRuntime(name, wrapped, bool(provider.is_agent), judge,
+        runtimes[name] = TargetRuntime(plan.targets[name].name, wrapped,
+                                       bool(provider.is_agent), judge,
                                        _batching(plan.targets[name], provider))
     return runtimes
 

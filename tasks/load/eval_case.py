@@ -57,3 +57,15 @@ class EvalSuite:
     workspace: WorkspaceSpec | None = None  # suite-level ``workspace:`` (a case's replaces it)
     format: str = EVAL_SCHEMA  # or "agentv-4"
     threshold: float | None = None  # AgentV 4.x execution.threshold (the run's --threshold)
+    tags: tuple[str, ...] = ()  # the file's tags (``--tag`` / ``--exclude-tag`` select by them)
+
+
+def file_tags(value: Any, where: str) -> tuple[str, ...]:
+    """An eval file's tags (v2: ``metadata.tags``, AgentV 4.x: ``tags``): texts."""
+    from providers.errors import ConfigError
+    if value is None:
+        return ()
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list) or not all(isinstance(t, str) for t in items):
+        raise ConfigError(f"must be a list of texts, got {value!r}", where, "tags")
+    return tuple(items)

@@ -15,7 +15,7 @@ from evaluators.registry import build_evaluators
 from providers.agents.workspace_spec import parse_workspace
 from providers.errors import ConfigError
 from tasks.load.case_store import CaseRef, CaseStore, LazyCases, Packed, pack, unpack
-from tasks.load.eval_case import EvalCase, EvalSuite  # noqa: F401 - part of this module's API
+from tasks.load.eval_case import EvalCase, EvalSuite, file_tags  # noqa: F401 - this module's API
 from tasks.load.gates import parse_gates
 from tasks.load.messages import guideline_patterns, parse_messages
 from tasks.load.jsonl import EVAL_SCHEMA, load_jsonl
@@ -208,6 +208,7 @@ def load_suite(path: str | Path, warn: Callable[[str], None] | None = None) -> E
     suite.workspace = parse_workspace(
         data.get("workspace"), str(p.parent),
         f"{fpath}:{getattr(data, 'line_of', lambda _k: 1)('workspace')}")
+    suite.tags = file_tags(_mapping(data.get("metadata")).get("tags"), fpath)
     defaults = (_evaluator_list(execution, "evaluators", fpath, str(p.parent), emit)
                 or _evaluator_list(data, "evaluators", fpath, str(p.parent), emit)
                 or _evaluator_list(data, "evaluator", fpath, str(p.parent), emit)

@@ -9,7 +9,8 @@ from providers.base import Target
 from providers.errors import ConfigError
 from tasks.load.files import EvalSuite
 from tasks.load.redact import register, register_targets_file, secret_values
-from tasks.load.targets import TargetsFile, discover_targets, known_provider, load_targets
+from tasks.load.targets import (TargetsFile, discover_targets, known_provider, load_targets,
+                                repo_relative)
 
 
 def _mock_target(name: str, opts: Any, base: Target | None) -> Target:
@@ -75,44 +76,72 @@ def _selected(tf: TargetsFile | None, name: str, where: str) -> TargetsFile:
     return tf
 
 
+QUALIFIER = " @ "  # a target key: its name, or "name @ targets file" (several definitions)
+
+
+def target_name(key: str) -> str:
+    """The target's name in a target key (what records and summaries show)."""
+    return key.split(QUALIFIER, 1)[0]
+
+
+def _same(a: TargetsFile | None, b: TargetsFile | None, name: str) -> bool:
+    """The two files define target ``name`` alike (or one does not define it)."""
+    if a is b or a is None or b is None or name not in a.entries or name not in b.entries:
+        return True
+    return dict(a.entries[name].entry) == dict(b.entries[name].entry)
+
+
 class TargetResolver:
-    """Targets by name across the eval files; real targets are resolved together so every
-    missing variable of every selected target is named in one message."""
+    """Targets by name across the eval files, each file resolving names in its own targets
+    file (as AgentV does): a name two files define differently becomes two targets, the
+    second keyed ``name @ file``. Real targets are resolved together so every missing
+    variable of every selected target is named in one message."""
 
     def __init__(self, opts: Any, warn: Callable[[str], None]):
         self.opts, self.warn = opts, warn
-        self.chosen: dict[str, tuple[TargetsFile | None, str]] = {}
+        self.chosen: dict[str, tuple[TargetsFile | None, str]] = {}  # key -> (file, where)
         self.targets: dict[str, Target] = {}
         self.real: dict[str, TargetsFile] = {}  # real runs: each target's own file
+        self.judge_of: dict[str, str | None] = {}  # key -> its judge's key
 
-    def use(self, name: str, tf: TargetsFile | None, where: str) -> None:
-        if name in self.chosen:
-            prev = self.chosen[name][0]
-            if (not self.opts.dry_run and prev is not tf and prev is not None and tf is not None
-                    and name in tf.entries
-                    and name in prev.entries
-                    and dict(prev.entries[name].entry) != dict(tf.entries[name].entry)):
-                raise ConfigError(f"target '{name}' is defined differently in {prev.path} and "
-                                  f"{tf.path}; run these eval files separately", where, "target")
-            return
+    def key(self, name: str, tf: TargetsFile | None) -> str:
         if self.opts.dry_run:
-            self.targets[name] = _dry_run_target(name, tf, self.opts, where, self.warn)
-            judge = self.targets[name].judge_target
+            return name
+        for key, (prev, _) in self.chosen.items():
+            if target_name(key) == name and _same(prev, tf, name):
+                return key
+        taken = any(target_name(key) == name for key in self.chosen)
+        return f"{name}{QUALIFIER}{repo_relative(tf.path)}" if taken and tf else name
+
+    def use(self, name: str, tf: TargetsFile | None, where: str) -> str:
+        """The key of target ``name`` as ``tf`` defines it (resolved with its judge)."""
+        key = self.key(name, tf)
+        if key in self.chosen:
+            return key
+        if self.opts.dry_run:
+            self.targets[key] = _dry_run_target(name, tf, self.opts, where, self.warn)
+            judge = self.targets[key].judge_target
         else:
             tf = _selected(tf, name, where)
-            self.real[name] = tf
+            self.real[key] = tf
             judge = tf.entries[name].entry.get("judge_target")
-        self.chosen[name] = (tf, where)
+        self.chosen[key] = (tf, where)
+        self.judge_of[key] = None
         if judge:
             at = tf.entries[name].at("judge_target") if tf and name in tf.entries else where
-            self.use(judge, tf, at)
+            self.judge_of[key] = self.use(judge, tf, at)
+        return key
+
+    def judges(self) -> dict[str, str | None]:
+        return dict(self.judge_of)
 
     def resolve_all(self) -> dict[str, Target]:
         if self.opts.dry_run:
             return self.targets
-        for name, tf in self.real.items():
+        real = {key: (target_name(key), tf) for key, tf in self.real.items()}
+        for name, tf in real.values():
             known_provider(tf.entries[name])
-        gaps = [(n, tf, tf.gaps(n)) for n, tf in self.real.items()]
+        gaps = [(n, tf, tf.gaps(n)) for n, tf in real.values()]
         gaps = [(n, tf, g) for n, tf, g in gaps if g]
         if len(gaps) == 1:
             raise gaps[0][1].gap_error(gaps[0][0], gaps[0][2])
@@ -122,13 +151,13 @@ class TargetResolver:
                                for n, _, g in gaps)
             raise ConfigError(f"environment variables not set — {listed} (set them in the "
                               "environment or a .env file)", tf.where(name), "settings")
-        for name, tf in self.real.items():
+        for key, (name, tf) in real.items():
             target = tf.resolve(name)
             if self.opts.agent_timeout is not None and _is_agent(target):
                 target.settings.pop("timeoutSeconds", None)
                 target.settings["timeout_seconds"] = self.opts.agent_timeout
             register(secret_values([target]))
-            self.targets[name] = target
+            self.targets[key] = target
         return self.targets
 
 

@@ -55,8 +55,11 @@ class Job:
 
 
 def case_key(file: str, eval_id: str, target: str, trial: int) -> str:
+    """``file::eval_id::target::trial`` (the target's name: a key ``name @ targets file``
+    is told apart by the file already)."""
+    from tasks.load.selection import target_name
     from tasks.load.targets import repo_relative
-    return f"{repo_relative(file)}::{eval_id}::{target}::{trial}"
+    return f"{repo_relative(file)}::{eval_id}::{target_name(target)}::{trial}"
 
 
 def _file_block(seg: Segment) -> str:

@@ -4,6 +4,7 @@ The results format comes from ``--output-format`` (alias ``--format``), else fro
 extension of ``--out`` (``.yaml``/``.yml`` → yaml, ``.jsonl``/``.json`` → jsonl), else jsonl;
 an explicit format that contradicts the extension is an error. ``--out`` and ``--junit``
 must be writable files (not directories); dump folders must be directories we can create.
+``tasks.plan.options`` applies these checks when a run's options are made.
 """
 from __future__ import annotations
 
@@ -36,13 +37,16 @@ def implied_format(out: str | None) -> str | None:
     return EXTENSIONS.get(Path(out).suffix.lower()) if out else None
 
 
-def output_format(explicit: str | None, out: str | None) -> str:
+def output_format(explicit: str | None, out: str | None, flag: str = "--out") -> str:
+    """The results format: ``explicit``, else implied by the extension of ``out`` (the
+    file ``flag`` names), else jsonl; an explicit one contradicting the extension is an
+    error."""
     implied = implied_format(out)
     if explicit is None:
         return implied or "jsonl"
     fmt = check_format(explicit)
     if implied and implied != fmt:
-        raise ConfigError(f"--output-format {fmt} contradicts the extension of --out {out} "
+        raise ConfigError(f"--output-format {fmt} contradicts the extension of {flag} {out} "
                           f"(which means {implied}); drop one of them", None, "--output-format")
     return fmt
 
@@ -86,14 +90,3 @@ def check_dir_target(value: str | None, flag: str) -> None:
         raise ConfigError(f"cannot create or write directory (nearest existing: {base})",
                           value, flag)
 
-
-def check_outputs(opts) -> None:
-    """Every output the run will write, checked up front (``opts``: ``EvalOptions``)."""
-    if opts.resume:  # the resumed file keeps the run's format; --resume checks the file
-        check_format(opts.output_format)
-    else:
-        opts.output_format = output_format(opts.output_format, opts.out)
-        check_file_target(opts.out, "--out")
-    check_file_target(opts.junit, "--junit")
-    check_dir_target(opts.dump_prompts, "--dump-prompts")
-    check_dir_target(opts.dump_traces, "--dump-traces")

@@ -1,4 +1,4 @@
-"""Load → resolve targets → expand: turn CLI options into a validated plan of jobs.
+"""Load → resolve targets → expand: turn a run's (validated) options into a plan of jobs.
 
 Everything here runs before Prefect is imported, so configuration errors exit 2 in
 well under a second with nothing run.
@@ -12,54 +12,14 @@ from typing import Any, Callable
 from providers.base import ConfigError, Target
 from tasks.load.discover import expand_eval_paths, load_env_files
 from tasks.plan.expand import Job
-from tasks.load.files import MAX_TRIALS, EvalSuite, load_suite
-from tasks.plan.outputs import check_outputs
+from tasks.load.files import EvalSuite, load_suite
 from tasks.load.redact import register_dotenv, register_environment
-from tasks.plan.scale import check_prefect_tasks, check_task_runner, parse_shard, select_shard
+from tasks.plan.scale import parse_shard, select_shard
 from tasks.load.selection import TargetFiles, TargetResolver
 from tasks.load.targets import select_target_name
+from tasks.plan.options import EvalOptions, parse_workers
 
-MAX_WORKERS = 50
-MAX_DRY_RUN_DELAY_MS = 600_000.0
-
-
-@dataclass
-class EvalOptions:
-    paths: list[str]
-    targets: str | None = None
-    target: str | None = None
-    workers: int | str | None = None  # --workers' text until check_options parses it
-    out: str | None = None
-    output_format: str = ""  # "": from --out's extension, else jsonl
-    dry_run: bool = False
-    dry_run_delay: float | None = None
-    dry_run_delay_min: float | None = None
-    dry_run_delay_max: float | None = None
-    eval_id: str | None = None
-    verbose: bool = False
-    dump_prompts: str | None = None
-    dump_traces: str | None = None
-    include_trace: bool = False
-    cache: bool = False
-    trials: int | None = None
-    max_retries: int | None = None
-    resume: str | None = None
-    junit: str | None = None  # also write JUnit XML here
-    task_runner: str | None = None  # default | dask (tasks/plan/scale.py)
-    dask_address: str | None = None
-    shard: str | None = None  # I/N: run only this shard of the jobs
-    prefect_tasks: str = "batch"  # batch | case: Prefect task runs per batch or per case
-    fail_under: float | None = None  # quality gates (tasks/load/gates.py)
-    min_pass_rate: float | None = None
-    fail_on_error: bool = False
-    agent_timeout: float | None = None  # seconds; overrides agent targets' timeout_seconds
-    strict: bool = False  # warnings (unknown keys, no $schema) are errors
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        if not self.output_format:  # from --out's extension, else jsonl
-            from tasks.plan.outputs import implied_format
-            self.output_format = implied_format(self.out) or "jsonl"
+__all__ = ["EvalOptions", "Plan", "build_plan", "file_worker_caps", "parse_workers"]
 
 
 @dataclass
@@ -72,17 +32,12 @@ class Plan:
     workers: int
     targets_path: str | None = None
     warnings: list[str] = field(default_factory=list)
+    thresholds: dict[str, float] = field(default_factory=dict)  # eval file -> pass threshold
 
-
-def parse_workers(value: Any) -> int:
-    try:
-        n = int(str(value))
-    except ValueError:
-        raise ConfigError(f"must be a whole number from 1 to {MAX_WORKERS}, got {value!r}",
-                          None, "--workers") from None
-    if not 1 <= n <= MAX_WORKERS:
-        raise ConfigError(f"must be from 1 to {MAX_WORKERS}, got {n}", None, "--workers")
-    return n
+    def record_thresholds(self) -> dict[str, float]:
+        """``thresholds`` keyed by the eval file as records name it (their case_key)."""
+        from tasks.load.targets import repo_relative
+        return {repo_relative(path): t for path, t in self.thresholds.items()}
 
 
 def file_worker_caps(files: list[str], workers: int) -> dict[str, int]:
@@ -109,85 +64,96 @@ def cap_workers(workers: int, used: list[Target], warn: Callable[[str], None]) -
     return workers
 
 
+def _tagged(suites: list[EvalSuite], opts: EvalOptions) -> list[EvalSuite]:
+    """AgentV's ``--tag`` (every one, on the eval file) and ``--exclude-tag`` (none)."""
+    if not opts.tag and not opts.exclude_tag:
+        return suites
+    wanted, unwanted = set(opts.tag), set(opts.exclude_tag)
+    kept = [s for s in suites if wanted <= set(s.tags) and not unwanted & set(s.tags)]
+    if not kept:
+        flags = " ".join([*(f"--tag {t}" for t in opts.tag),
+                          *(f"--exclude-tag {t}" for t in opts.exclude_tag)])
+        raise ConfigError(f"no eval file matches {flags} ({len(suites)} file(s) checked: "
+                          "tags are the eval file's own)", None,
+                          "--tag" if opts.tag else "--exclude-tag")
+    return kept
+
+
 def _select_cases(suites: list[EvalSuite], opts: EvalOptions):
-    """(suite, case) to run: a loaded file's cases as ``CaseRef``s (nothing is built)."""
+    """(suite, case) to run: a loaded file's cases as ``CaseRef``s (nothing is built);
+    with ``--test-id`` those whose id matches any of its globs."""
+    patterns = opts.test_id
     for suite in suites:
         for case in getattr(suite.cases, "refs", suite.cases):
-            if opts.eval_id and not fnmatch.fnmatchcase(case.id, opts.eval_id):
+            if patterns and not any(fnmatch.fnmatchcase(case.id, p) for p in patterns):
                 continue
             yield suite, case
 
 
-def check_options(opts: EvalOptions) -> None:
-    """Flags alone (no file read): bounds, formats, output paths."""
-    check_outputs(opts)
-    if opts.workers is not None:
-        opts.workers = parse_workers(opts.workers)
-    trials = opts.trials
-    if trials is not None and (isinstance(trials, bool) or not isinstance(trials, int)
-                               or not 1 <= trials <= MAX_TRIALS):
-        raise ConfigError(f"must be a whole number from 1 to {MAX_TRIALS}, got {opts.trials!r}",
-                          None, "--trials")
-    for flag in ("dry_run_delay", "dry_run_delay_min", "dry_run_delay_max"):
-        _bounded(getattr(opts, flag), f"--{flag.replace('_', '-')}", MAX_DRY_RUN_DELAY_MS, "ms")
-    _bounded(opts.agent_timeout, "--agent-timeout", 7 * 24 * 3600.0, "seconds", positive=True)
-    if opts.max_retries is not None and not 0 <= opts.max_retries <= 100:
-        raise ConfigError(f"must be from 0 to 100, got {opts.max_retries}", None, "--max-retries")
-    opts.task_runner = check_task_runner(opts.task_runner, opts.dask_address)
-    opts.prefect_tasks = check_prefect_tasks(opts.prefect_tasks, opts.task_runner)
-
-
-def _bounded(value: float | None, flag: str, top: float, unit: str, positive: bool = False):
-    import math
-    if value is None:
-        return
-    low_ok = value > 0 if positive else value >= 0
-    if not math.isfinite(value) or not low_ok or value > top:
-        raise ConfigError(f"must be a finite number of {unit} from {'above ' if positive else ''}"
-                          f"0 to {top:g}, got {value!r}", None, flag)
-
-
-def build_plan(opts: EvalOptions, warn: Callable[[str], None] | None = None) -> Plan:
-    """The run's whole pre-case check (``agentv validate`` runs exactly this, as a dry run).
-
-    Raises ConfigError on the first problem; warnings go to ``warn`` as they are found."""
-    check_options(opts)
-    shard = parse_shard(opts.shard)
-    files = expand_eval_paths(opts.paths)
-    register_dotenv(load_env_files(files))
-    register_environment()
-    warnings: list[str] = []
-
+def _warner(opts: EvalOptions, warn: Callable[[str], None] | None, warnings: list[str]):
     def emit(message: str) -> None:
         warnings.append(message)
         if opts.strict:
             raise ConfigError(f"{message} (an error with --strict)")
         if warn:
             warn(message)
+    return emit
+
+
+def thresholds_of(suites: list[EvalSuite], opts: EvalOptions) -> dict[str, float]:
+    """Each eval file's per-test pass threshold: ``--threshold``, else its own
+    ``execution.threshold`` (AgentV 4.x)."""
+    found = {s.path: opts.threshold if opts.threshold is not None
+             else getattr(s, "threshold", None) for s in suites}
+    return {path: float(t) for path, t in found.items() if t is not None}
+
+
+def build_plan(opts: EvalOptions, warn: Callable[[str], None] | None = None) -> Plan:
+    """The run's whole pre-case check (``agentv validate`` runs exactly this, as a dry run);
+    ``opts`` were checked when they were made.
+
+    Raises ConfigError on the first problem; warnings go to ``warn`` as they are found."""
+    shard = parse_shard(opts.shard)
+    files = expand_eval_paths(opts.paths)
+    register_dotenv(load_env_files(files))
+    register_environment()
+    warnings: list[str] = []
+    emit = _warner(opts, warn, warnings)
     suites = [load_suite(f, emit) for f in files]
     for s in suites:
         if not s.has_schema:
             emit(f"{s.path}:1: no $schema (inferred an eval file; add the line "
                  "'$schema: agentv-eval-v2')")
+    suites = _tagged(suites, opts)
     files_of = TargetFiles(opts, emit)
     resolver = TargetResolver(opts, emit)
     jobs: list[Job] = []
     for suite, case in _select_cases(suites, opts):
-        name = select_target_name(opts.target, case.target, suite.target)
-        where = "--target" if opts.target and opts.target != "default" else case.where
-        resolver.use(name, files_of.for_suite(suite), where)
         trials = opts.trials or case.trials or suite.trials or 1
-        jobs.extend(Job(case, name, t) for t in range(trials))
+        for key in _case_targets(suite, case, opts, files_of, resolver):
+            jobs.extend(Job(case, key, t) for t in range(trials))
     targets = resolver.resolve_all()
-    judges = {name: t.judge_target for name, t in targets.items()}
     jobs = select_shard(jobs, shard)
-    if opts.eval_id and not jobs:
-        raise ConfigError(f"no eval case matches --eval-id {opts.eval_id!r}", None, "--eval-id")
+    if opts.test_id and not jobs:
+        raise ConfigError(f"no eval case matches {' or '.join(map(repr, opts.test_id))}", None,
+                          "--test-id")
     first = targets[jobs[0].target] if jobs else None
-    requested = parse_workers(opts.workers) if opts.workers is not None else None
-    workers = requested or (first.workers if first and first.workers else 1)
+    workers = opts.workers or (first.workers if first and first.workers else 1)
     workers = cap_workers(workers, [targets[n] for n in dict.fromkeys(j.target for j in jobs)],
                           emit)
     used = [p for p, tf in files_of.files.items() if tf is not None]
-    return Plan(opts, suites, targets, judges, jobs, workers,
-                str(used[0]) if used else None, warnings)
+    return Plan(opts, suites, targets, resolver.judges(), jobs, workers,
+                str(used[0]) if used else None, warnings, thresholds_of(suites, opts))
+
+
+def _case_targets(suite: EvalSuite, case: Any, opts: EvalOptions, files_of: TargetFiles,
+                  resolver: TargetResolver) -> list[str]:
+    """The targets one case runs on (their keys): each ``--target`` (the matrix), else the
+    case's or its file's own, each resolved in the eval file's own targets file."""
+    keys = []
+    overrides: list[str | None] = list(opts.target) or [None]
+    for cli_name in overrides:
+        name = select_target_name(cli_name, case.target, suite.target)
+        where = "--target" if cli_name and cli_name != "default" else case.where
+        keys.append(resolver.use(name, files_of.for_suite(suite), where))
+    return list(dict.fromkeys(keys))

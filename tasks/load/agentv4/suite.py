@@ -13,7 +13,7 @@ from tasks.load.agentv4.cases import SuiteDefaults, parse_test
 from tasks.load.generation import FORMAT
 from tasks.load.agentv4.templating import interpolate_env
 from tasks.load.agentv4.workspace import workspace_of
-from tasks.load.eval_case import EvalSuite
+from tasks.load.eval_case import EvalSuite, file_tags
 from tasks.load.gates import parse_gates
 from tasks.load.messages import guideline_patterns
 from tasks.load.yamlsrc import LineDict, LineList, load_yaml_file
@@ -82,6 +82,7 @@ def load_v4_suite(path: Path, data: LineDict, warn: Callable[[str], None]) -> Ev
                                if k in ("fail_on_error", "fail_under", "min_pass_rate")}, spath,
                               getattr(execution, "line_of", lambda _k: None))
     suite.workspace = workspace_of(data, spath, str(path.parent), warn)
+    suite.tags = file_tags(data.get("tags"), f"{spath}:{data.line_of('tags')}")
     defaults.workspace = suite.workspace
     suite.cases = _cases(data, path, defaults, warn)
     return suite
