@@ -48,8 +48,7 @@ class RunOptions:
 
 @dataclass
 class Invoked:
-    """A job after its target call: the response the evaluators get, or (the call failed)
-    the case's error record."""
+    """A job after its target call: the evaluators' response, or the case's error record."""
 
     job: Job
     request: Any
