@@ -47,13 +47,6 @@ def main_options(version: bool = typer.Option(
 OPTIONAL_VALUE_FLAGS = {"--dump-prompts": ".agentv/prompts", "--dump-traces": ".agentv/traces",
                         "--resume": "", "--rerun-failed": ""}
 RESULTS_FLAGS = ("--resume", "--rerun-failed")  # their value: an existing results file
-OPTION_NAMES = ("paths", "targets", "target", "workers", "out", "output_format", "dry_run",
-                "dry_run_delay", "dry_run_delay_min", "dry_run_delay_max", "test_id",
-                "dump_prompts", "dump_traces", "include_trace", "cache", "trials",
-                "max_retries", "resume", "rerun_failed", "retry_errors", "junit",
-                "task_runner", "dask_address", "shard", "prefect_tasks", "fail_under",
-                "min_pass_rate", "fail_on_error", "threshold", "budget_usd", "tag",
-                "exclude_tag", "agent_timeout", "strict", "verbose")
 EVAL_SUFFIXES = (".yaml", ".yml", ".jsonl")
 
 
@@ -168,12 +161,14 @@ def eval_command(
 
     Exit codes: 0 ok, 1 a quality gate, --threshold or --budget-usd failed, 2 bad input,
     130 interrupted."""
+    from dataclasses import fields
+
     from flows.cli.console import run_from_cli
     from tasks.plan.options import EvalOptions
     setup_logging(verbose)
-    flags = dict(locals())
+    flags, names = dict(locals()), {f.name for f in fields(EvalOptions)}
     try:
-        opts = EvalOptions(**{k: v for k, v in flags.items() if k in OPTION_NAMES and v})
+        opts = EvalOptions(**{k: v for k, v in flags.items() if k in names and v})
         code = run_from_cli(opts)
     except ConfigError as err:
         fail(err, verbose)
