@@ -115,13 +115,11 @@ def eval_command(
     trials: Optional[str] = typer.Option(None, metavar="K", help="Run each case K times."),
     max_retries: Optional[str] = typer.Option(None, metavar="N",
         help="Override the targets' max_retries."),
-    resume: Optional[str] = typer.Option(None, metavar="FILE",
-        help="Continue an interrupted run's results (its cases not run too)."),
+    resume: Optional[str] = typer.Option(None, metavar="FILE", help="Continue a run's results."),
     rerun_failed: Optional[str] = typer.Option(None, metavar="FILE",
         help="Continue a run's results, running its errors and failures again."),
-    retry_errors: Optional[str] = typer.Option(None, metavar="FILE",
-        help="A new results file from FILE's, running only FILE's execution errors again "
-        "(and its missing cases)."),
+    retry_errors: Optional[str] = typer.Option(None, metavar="FILE", help="A new results "
+        "file from FILE's, running FILE's execution errors (and missing cases) again."),
     junit: Optional[str] = typer.Option(None, metavar="FILE", help="Also write JUnit XML to PATH."),
     task_runner: Optional[str] = typer.Option(None, metavar="default|dask",
         help="default, or dask (prefect-dask)."),
@@ -147,10 +145,8 @@ def eval_command(
     budget_usd: Optional[str] = typer.Option(
         None, metavar="USD", help="Stop starting cases once the run has spent USD (targets "
         "and judges); the rest are recorded as not run (--resume runs them); exit 1."),
-    tag: Optional[List[str]] = typer.Option(None, metavar="TAG",
-        help="Only eval files with this tag (repeatable: all of them)."),
-    exclude_tag: Optional[List[str]] = typer.Option(None, metavar="TAG",
-        help="Skip eval files with this tag (repeatable: any of them)."),
+    tag: Optional[List[str]] = typer.Option(None, help="Only eval files with this tag."),
+    exclude_tag: Optional[List[str]] = typer.Option(None, help="Skip files with this tag."),
     agent_timeout: Optional[str] = typer.Option(
         None, metavar="SECONDS",
         help="Seconds an agent target (cli, codex, vscode) may take per case."),
