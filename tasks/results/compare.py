@@ -4,9 +4,8 @@ is more than noise.
 
 The JSON keeps AgentV's shape — ``matched[]`` ({eval_id, score1, score2, delta, outcome}),
 ``unmatched {file1, file2}`` (how many records of each file have no partner, trial by
-trial), ``summary {total, matched, wins, losses, ties, meanDelta}`` with ``total`` counted
-as AgentV's CLI spec counts it: matched + unmatched (47 matched pairs, 2 + 1 unmatched
-records: 50) — and adds ``significance``: a paired bootstrap 95% CI of the mean
+trial), ``summary {total, matched, wins, losses, ties, meanDelta}`` with ``total`` the records
+compared, matched + unmatched — and adds ``significance``: a paired bootstrap 95% CI of the mean
 delta (resampling cases, so trials of one case count once), an exact sign test on the wins
 and losses the table shows, and an exact McNemar test on pass/fail flips among them (a
 pass→fail flip counts only when the delta is a loss). ``regression`` is true only when the
@@ -73,6 +72,12 @@ def _pairs(left: KeyedScores, right: KeyedScores, threshold: float) -> list[dict
     return pairs
 
 
+def _records(rows: list[dict[str, Any]]) -> int:
+    """Records read from one file: each is either matched or unmatched, so the summary's
+    ``total`` is matched + unmatched records (AgentV: 5 matched pairs → total 10)."""
+    return len(rows)
+
+
 def _matched_items(pairs: list[dict[str, Any]], keys: list[str]) -> list[dict[str, Any]]:
     with_trial = any(p["trial"] > 0 for p in pairs)
     items = []
@@ -131,12 +136,11 @@ def compare_rows(rows1: list[dict[str, Any]], rows2: list[dict[str, Any]],
         raise ConfigError(f"no common eval_id between {names[0]} ({len(left)} case(s)) and "
                           f"{names[1]} ({len(right)} case(s)): nothing to compare")
     outcomes = [p["outcome"] for p in pairs]
-    unmatched = {"file1": left.records_without(right), "file2": right.records_without(left)}
     return {
         "matched": _matched_items(pairs, keys),
-        "unmatched": unmatched,
-        "summary": {"total": len(pairs) + unmatched["file1"] + unmatched["file2"],
-                    "matched": len(pairs),
+        "unmatched": {"file1": left.records_without(right),
+                      "file2": right.records_without(left)},
+        "summary": {"total": _records(rows1) + _records(rows2), "matched": len(pairs),
                     "wins": outcomes.count("win"), "losses": outcomes.count("loss"),
                     "ties": outcomes.count("tie"),
                     "meanDelta": round(float(np.mean([p["delta"] for p in pairs])), 3)},
