@@ -17,13 +17,11 @@ calls their start/end/duration.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from providers.agents.events import AgentRun, MalformedStream, iso
+from providers.agents.events import AgentRun, MalformedStream, iso, json_events
 from providers.base import Usage
-from providers.secrets import cut
 from providers.trace import TraceEvent
 
 _TOOL_ITEMS = ("command_execution", "file_change", "web_search", "mcp_tool_call",
@@ -54,23 +52,11 @@ def parse_stream(lines: list[tuple[float, str]], model: str | None = None) -> Co
     """``lines`` are (receive time in epoch seconds, text). Raises MalformedStream on a
     line that is not a JSON object, or when the stream holds no events at all."""
     run = CodexRun(model=model)
-    seen = 0
-    for n, (at, line) in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            event = json.loads(line)
-        except ValueError:
-            raise MalformedStream(f"line {n} of the event stream is not JSON: {cut(line, 200)!r}")
-        if not isinstance(event, dict):
-            raise MalformedStream(f"line {n} of the event stream is not a JSON object")
-        seen += 1
+    for at, event in json_events(lines, "codex"):
         if isinstance(event.get("msg"), dict):
             _legacy(run, at, event["msg"])
         else:
             _event(run, at, event)
-    if not seen:
-        raise MalformedStream("codex printed no JSON events")
     end = lines[-1][0] if lines else 0.0
     for started, item in list(run._open.values()):  # started, never completed
         if item.get("type") in _TOOL_ITEMS:
