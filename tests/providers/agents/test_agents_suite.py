@@ -56,9 +56,7 @@ def suite(program: str) -> dict:
                  **edit}]}
 
 
-def test_claude_copilot_pi_and_codex_in_one_run(cli, tmp_path, tmp_path_factory):
-    url, stub = agent_api_stub.start()
-    codex_url, codex_stub = responses_stub.start()
+def _project(tmp_path, url: str, codex_url: str) -> None:
     codex_home = tmp_path / "codex-home"
     codex_home.mkdir()
     (codex_home / "config.toml").write_text(
@@ -71,21 +69,33 @@ def test_claude_copilot_pi_and_codex_in_one_run(cli, tmp_path, tmp_path_factory)
     (tmp_path / "data" / "facts.md").write_text("ANSWER: 42\n")
     (tmp_path / "targets.yaml").write_text(yaml.safe_dump(
         {"$schema": "agentv-targets-v2", "targets": targets(url)}, sort_keys=False))
-    files = []
-    for program in KINDS:
-        files.append(tmp_path / f"{program}.yaml")
-        files[-1].write_text(yaml.safe_dump(suite(program), sort_keys=False))
+
+
+def _run(cli, tmp_path, tmp_path_factory, *args: str):
+    url, stub = agent_api_stub.start()
+    codex_url, codex_stub = responses_stub.start()
+    _project(tmp_path, url, codex_url)
     out = tmp_path / "results.jsonl"
     env = {"HOME": str(tmp_path_factory.getbasetemp() / "agent-home"),
-           "CODEX_HOME": str(codex_home), "AGENT_STUB_KEY": KEY}
+           "CODEX_HOME": str(tmp_path / "codex-home"), "AGENT_STUB_KEY": KEY}
     try:
-        proc = cli("eval", *map(str, files), "--out", str(out), "--workers", "4",
-                   "--include-trace", cwd=tmp_path, env=env, timeout=600)
+        proc = cli("eval", *args, "--out", str(out), "--workers", "4", "--include-trace",
+                   cwd=tmp_path, env=env, timeout=600)
     finally:
         stub.stop()
         codex_stub.stop()
     assert proc.returncode == 0, proc.stderr
-    recs = {r["eval_id"]: r for r in map(json.loads, out.read_text().splitlines())}
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert KEY not in out.read_text() + proc.stdout + proc.stderr
+    return records
+
+
+def test_claude_copilot_pi_and_codex_in_one_run(cli, tmp_path, tmp_path_factory):
+    files = []
+    for program in KINDS:
+        files.append(tmp_path / f"{program}.yaml")
+        files[-1].write_text(yaml.safe_dump(suite(program), sort_keys=False))
+    recs = {r["eval_id"]: r for r in _run(cli, tmp_path, tmp_path_factory, *map(str, files))}
     assert len(recs) == 8
     for program in KINDS:
         answer, edit = recs[f"{program}-answer"], recs[f"{program}-edit"]
@@ -96,5 +106,26 @@ def test_claude_copilot_pi_and_codex_in_one_run(cli, tmp_path, tmp_path_factory)
         assert "ANSWER: 42" in edit["candidate_answer"]  # the mirrored file, read by the tool
         assert "+++ b/hello.txt" in edit["file_changes"]
         assert "workspace_path" not in edit  # passed: removed
-    written = out.read_text() + proc.stdout + proc.stderr
-    assert KEY not in written
+
+
+def test_one_suite_on_the_four_agents_with_target_repeated(cli, tmp_path, tmp_path_factory):
+    """The same cases on every agent in one run: ``--target`` repeated (the case × target
+    matrix), one record per pair."""
+    shared = suite("claude")
+    for case in shared["evalcases"]:
+        case["id"] = case["id"].replace("claude-", "")
+        if case["id"] == "edit":  # what the tool is called differs by program: checked below
+            case["execution"]["evaluators"] = [
+                e for e in case["execution"]["evaluators"] if "tool" not in e]
+    f = tmp_path / "agents.yaml"
+    f.write_text(yaml.safe_dump(shared, sort_keys=False))
+    targets_args = [a for program in KINDS for a in ("--target", program)]
+    recs = {(r["target"], r["eval_id"]): r
+            for r in _run(cli, tmp_path, tmp_path_factory, str(f), *targets_args)}
+    assert len(recs) == 8
+    for program in KINDS:
+        answer, edit = recs[(program, "answer")], recs[(program, "edit")]
+        assert answer["candidate_answer"] == "The answer is 42", (program, answer)
+        assert edit["score"] == 1.0, (program, edit["evaluator_results"])
+        assert edit["trace_summary"]["tool_calls_by_name"] == {TOOL[program]: 1}
+        assert "+++ b/hello.txt" in edit["file_changes"]
