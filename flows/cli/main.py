@@ -153,7 +153,7 @@ def eval_command(
     strict: bool = typer.Option(False, help="Treat warnings (unknown keys, ...) as errors."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log provider calls, tracebacks."),
 ) -> None:
-    """Run eval suites and write one scored record per case (and target).
+    """Run eval suites: one scored record per case and target.
 
     Exit codes: 0 ok, 1 a quality gate, --threshold or --budget-usd failed, 2 bad input,
     130 interrupted."""

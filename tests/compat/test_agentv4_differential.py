@@ -65,7 +65,10 @@ def both(tmp: Path, cwd: Path, files: list[str], *args: str,
     proc = run_agentv4(real_tool("agentv4"), files, real, cwd, *args, env=env)
     assert (real / "index.jsonl").is_file(), proc.stdout[-2000:] + proc.stderr[-2000:]
     proc = run_cli("eval", *files, *args, "--out", str(ours), cwd=cwd, env=env, timeout=600)
-    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    # 1: a suite's execution.threshold failed (a quality gate, as AgentV's exit code); the
+    # records are written either way and compared below
+    assert proc.returncode in (0, 1), proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert "Traceback" not in proc.stderr, proc.stderr[-2000:]
     return real / "index.jsonl", ours
 
 

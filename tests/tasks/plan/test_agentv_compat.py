@@ -249,7 +249,9 @@ def test_error_record_has_agentvs_shape(runs):
 
 def test_unused_exotic_targets_only_warn(runs):
     proc, _ = runs(BY_ID["v2.6.1:basic/evals/dataset.yaml"])
-    assert "unknown provider 'pi-coding-agent'" in proc.stderr
+    # pi-coding-agent is a provider now; claude-code (unused here) is not: neither stops the run
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert not [line for line in proc.stderr.splitlines() if line.startswith("error:")]
 
 
 def installed(name: str) -> str | None:
