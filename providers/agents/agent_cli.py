@@ -14,6 +14,8 @@ the error details), as AgentV does.
 """
 from __future__ import annotations
 
+from abc import abstractmethod
+
 import logging
 import os
 import shlex
@@ -84,14 +86,16 @@ class AgentCliProvider(BaseProvider):
                               f"{', '.join(self.presets)})", where, "approval_preset")
         return None if preset is None else str(preset)
 
+    @abstractmethod
     def flags(self, ws: Workspace) -> list[str]:
-        raise NotImplementedError
+        """The program's own flags for this case (model, permissions, output format)."""
 
     def program_env(self, ws: Workspace) -> dict[str, str]:
         return {}
 
+    @abstractmethod
     def parse(self, lines: list[tuple[float, str]], ws: Workspace) -> AgentRun:
-        raise NotImplementedError
+        """The program's event stream → answer, trace, usage."""
 
     # ---- shared
     def check(self) -> None:
