@@ -98,7 +98,7 @@ async def start_runs(base: dict[str, str], out_dir: Path) -> dict[str, str]:
     return {name: str(run.id) for name, run in zip(plans, runs)}
 
 
-async def wait_final(flow_run_id: str, timeout: float = 120.0):
+async def wait_final(flow_run_id: str, timeout: float = 300.0):
     from prefect.client.orchestration import get_client
     deadline = time.monotonic() + timeout
     async with get_client() as client:
