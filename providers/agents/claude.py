@@ -1,6 +1,6 @@
-"""``provider: claude`` (alias ``claude-cli``) — Anthropic's Claude Code as an agent target
-(contract of ``@anthropic-ai/claude-code`` 2.1.328: ``claude -p --output-format stream-json
---verbose --no-session-persistence [flags]``, the prompt on stdin).
+"""``provider: claude`` (aliases ``claude-cli``, ``claude-code``) — Anthropic's Claude Code as
+an agent target (contract of ``@anthropic-ai/claude-code`` 2.1.328: ``claude -p
+--output-format stream-json --verbose --no-session-persistence [flags]``, the prompt on stdin).
 
 Settings (AgentV 4.42.4's names): ``executable`` (default ``claude``), ``model``, ``cwd``,
 ``system_prompt`` (``--append-system-prompt``: Claude Code keeps its own), ``timeout_seconds``,

@@ -7,11 +7,12 @@ referenced file, guidelines included, each rendered with ``files_format``),
 (a fresh path the command writes its answer to) are substituted into an argv — no shell
 (see ``providers.process.template``); they are also in the environment as ``AGENTV_PROMPT``,
 ``AGENTV_EVAL_ID``… The command runs in the eval file's directory unless ``cwd`` says
-otherwise (relative to that directory); its stdin is /dev/null unless ``prompt_via: stdin``,
-which writes the prompt there and closes it. The answer is the content of ``{OUTPUT_FILE}`` when the
-template uses it, else stdout; it may follow AgentV's JSON convention
-(``providers.agents.output``). stderr goes to the verbose log and, on failure, into the
-record with the exit code. A timeout kills the whole process tree and is retryable.
+otherwise (relative to that directory, as AgentV resolves it: ``providers.agents.cli_cwd``);
+its stdin is /dev/null unless ``prompt_via: stdin``, which writes the prompt there and closes
+it. The answer is the content of ``{OUTPUT_FILE}`` when the template uses it, else stdout;
+it may follow AgentV's JSON convention (``providers.agents.output``). stderr goes to the
+verbose log and, on failure, into the record with the exit code. A timeout kills the
+whole process tree and is retryable.
 
 ``provider_batching: true`` runs ``batch_command_template`` (default: ``command_template``)
 once for many cases: JSONL requests on stdin, JSONL answers keyed by ``id`` on stdout or in
@@ -31,8 +32,8 @@ from providers.agents.output import AgentOutput, parse_output
 from providers.base import (BaseProvider, ConfigError, ProviderError, ProviderTimeout, Request,
                             Response)
 from providers.agents.batch import batch_input, map_answers, parse_batch_output
-from providers.agents.cli_settings import (CliSettings, check_cwd, load_cli_config, probe,
-                                           resolve_cwd, resolve_env)
+from providers.agents.cli_cwd import check_cwd, cwd_origin, resolve_cwd
+from providers.agents.cli_settings import CliSettings, load_cli_config, probe, resolve_env
 from providers.facts import ProviderFacts
 from providers.process.supervision import TAIL, ProcessResult, ProcessTimeout, run_process
 from providers.secrets import tail
@@ -67,8 +68,9 @@ class CliProvider(BaseProvider):
         """Static checks, then the healthcheck (once per working directory, before the
         first case), run where the cases will run."""
         cwds = {d: self.cwd(d) for d in self.eval_dirs}
-        for cwd in cwds.values():
-            check_cwd(cwd, self.target.where)
+        for eval_dir, cwd in cwds.items():
+            check_cwd(cwd, self.target.where, "cwd",
+                      cwd_origin(self.config.cwd, eval_dir, self.target.base_dir))
         self._env = resolve_env(self.config.env_names, self.target.where)
         if self.config.healthcheck is not None:
             for eval_dir, cwd in cwds.items():

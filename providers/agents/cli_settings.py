@@ -2,9 +2,9 @@
 
 Settings (snake_case or camelCase): ``command_template`` (required), ``batch_command_template``,
 ``files_format`` / ``attachments_format``, ``cwd`` (default: the eval file's directory; a
-relative path is resolved against it, as AgentV does), ``prompt_via`` (``argv`` | ``stdin``:
-with ``stdin`` the prompt is written to the command's stdin and closed; otherwise stdin is
-/dev/null),
+relative path is resolved against it, as AgentV does: ``providers.agents.cli_cwd``),
+``prompt_via`` (``argv`` | ``stdin``: with ``stdin`` the prompt is written to the command's
+stdin and closed; otherwise stdin is /dev/null),
 ``env`` (``NAME: ENV_VAR_NAME`` → value of that variable, merged over the process
 environment), ``timeout_seconds``, ``batch_timeout_seconds``, ``output_format``
 (``auto`` | ``json`` | ``text``), ``healthcheck`` (``{type: http, url, timeout_seconds?}`` or
@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
+from providers.agents.cli_cwd import check_cwd, cwd_origin, relative_dir, resolve_cwd
 from providers.base import ConfigError, Target
 from providers.base_settings import Float, ProviderSettings, setting_field
 from providers.base_settings import seconds as base_seconds
@@ -116,24 +117,6 @@ def prompt_via(value: Any, where: str) -> str:
     return value
 
 
-def relative_dir(value: Any, where: str, name: str) -> str | None:
-    """A ``cwd`` as written (resolved per eval file by ``resolve_cwd``)."""
-    if value is None:
-        return None
-    if not isinstance(value, str) or not value.strip():
-        raise ConfigError("must be a directory path", where, name)
-    return os.path.expanduser(value)
-
-
-def resolve_cwd(cwd: str | None, eval_dir: str | None, targets_dir: str) -> str | None:
-    """AgentV's rule: commands run in the eval file's directory, and a relative ``cwd`` is
-    resolved against it. Without an eval file (typed API), a relative ``cwd`` is resolved
-    against the targets file and no ``cwd`` means the current directory."""
-    if cwd is None:
-        return eval_dir
-    return str((Path(eval_dir or targets_dir) / cwd).resolve())
-
-
 def load_healthcheck(value: Any, target: Target) -> Healthcheck | None:
     if value is None:
         return None
@@ -172,11 +155,6 @@ def resolve_env(names: dict[str, str], where: str) -> dict[str, str]:
     return env
 
 
-def check_cwd(path: str | None, where: str, name: str = "cwd") -> None:
-    if path is not None and not Path(path).is_dir():
-        raise ConfigError(f"directory does not exist: {path}", where, name)
-
-
 def probe(check: Healthcheck, case_cwd: str | None, eval_dir: str | None, env: dict[str, str],
           target: Target) -> None:
     """Run the healthcheck once, where the cases run (its own ``cwd`` is resolved like the
@@ -197,12 +175,13 @@ def probe(check: Healthcheck, case_cwd: str | None, eval_dir: str | None, env: d
                               "healthcheck")
         return
     cwd = resolve_cwd(check.cwd, eval_dir, target.base_dir) if check.cwd else case_cwd
+    check_cwd(cwd, target.where, "healthcheck.cwd",
+              cwd_origin(check.cwd, eval_dir, target.base_dir, "healthcheck.cwd"))
     _probe_command(check, cwd, env, target, label)
 
 
 def _probe_command(check: Healthcheck, cwd: str | None, env: dict[str, str], target: Target,
                    label: str) -> None:
-    check_cwd(cwd, target.where, "healthcheck.cwd")
     if check.command is None:  # the settings model requires it for a command healthcheck
         raise ConfigError(f"{label}: no command_template", target.where, "healthcheck")
     with tempfile.TemporaryDirectory(prefix="agentv-health-") as tmp:

@@ -1,4 +1,4 @@
-"""``provider: pi-coding-agent`` (also ``pi-cli``) — Mario Zechner's pi coding agent as an
+"""``provider: pi-coding-agent`` (also ``pi``, ``pi-cli``) — Mario Zechner's pi coding agent as an
 agent target (contract of ``@mariozechner/pi-coding-agent`` 0.73.1: ``pi -p --mode json
 --no-session --offline [flags]``, the prompt on stdin).
 

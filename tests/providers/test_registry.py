@@ -41,10 +41,23 @@ def test_agentv_agent_kinds_keep_agent_provider_request():
     from tasks.plan.expand import provider_request_record, writes_agent_request
     agents = {k for k, f in FAMILIES.items() if f == "agent"}
     assert {k for k in FAMILIES if writes_agent_request(k)} == agents
-    assert not writes_agent_request("python") and not writes_agent_request("claude-code")
+    assert not writes_agent_request("python") and not writes_agent_request("no-such-kind")
+    assert writes_agent_request("claude-code")
     request = Request(eval_id="e", question="q", guideline_paths=["g.md"])
     assert provider_request_record(request, "vscode-copilot")[0] == "agent_provider_request"
     assert provider_request_record(request, "cli")[0] == "lm_provider_request"
+
+
+@pytest.mark.parametrize("alias, kind", [
+    ("claude-cli", "claude"), ("claude-code", "claude"), ("codex-cli", "codex"),
+    ("copilot", "copilot-cli"), ("pi", "pi-coding-agent")])
+def test_agentv_provider_aliases_build_the_same_target(alias, kind):
+    """AgentV 4.42.4's names of the coding agents (``resolveTargetDefinition``), and 2.6's
+    ``claude-code``: the same provider class, settings and facts."""
+    assert registry.provider_class(alias) is registry.provider_class(kind)
+    assert registry.facts(alias) == registry.facts(kind)
+    provider = registry.build_provider(Target("t", alias, {}, where="targets.yaml:2"))
+    assert provider.kind == kind
 
 
 def test_validate_builds_every_agent_target_without_running_it(tmp_path):

@@ -155,8 +155,12 @@ def test_cwd_relative_to_targets_file_and_env_from_variable_names(tmp_path, monk
     with pytest.raises(ConfigError, match="AGENTV_TEST_UNSET_VAR is not set") as err:
         provider({"command_template": "true", "env": {"X": "AGENTV_TEST_UNSET_VAR"}})
     assert err.value.field == "env.X"
-    with pytest.raises(ConfigError, match="directory does not exist"):
+    with pytest.raises(ConfigError, match="directory does not exist") as err:
         provider({"command_template": "true", "cwd": "missing"}, base_dir=tmp_path)
+    base = tmp_path.resolve()  # no eval file (the typed API): the targets file's folder
+    assert err.value.message == (f"directory does not exist: {base / 'missing'} (cwd "
+                                 f"'missing' is resolved against the targets file's folder "
+                                 f"{base})")
 
 
 @pytest.mark.parametrize("settings, field, message", [
@@ -266,8 +270,18 @@ def test_commands_run_in_the_eval_files_directory_and_cwd_is_relative_to_it(tmp_
     missing = CliProvider(Target("agent", "cli", {"command_template": "true", "cwd": "nope"},
                                  where="t.yaml:1"))
     missing.use_eval_dirs([str(evals)])
-    with pytest.raises(ConfigError, match=f"directory does not exist: {evals / 'nope'}"):
+    with pytest.raises(ConfigError, match=f"directory does not exist: {evals / 'nope'}") as e:
         missing.check()
+    assert e.value.message.endswith(
+        f"(cwd 'nope' is resolved against the eval file's folder {evals})")
+    health["cwd"] = "gone"
+    p = CliProvider(Target("agent", "cli", {"command_template": "true",
+                                            "healthcheck": health}, where="t.yaml:1"))
+    p.use_eval_dirs([str(evals)])
+    with pytest.raises(ConfigError, match="healthcheck.cwd 'gone' is resolved against the "
+                       "eval file's folder") as e:
+        p.check()
+    assert e.value.field == "healthcheck.cwd"
 
 
 def test_placeholder_values_are_in_the_environment(tmp_path):
