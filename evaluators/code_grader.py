@@ -3,7 +3,9 @@
 The command (an argv list, or a string split like a shell would) runs in `cwd` (default: the
 eval file's folder) with one JSON object on stdin in AgentV 4.42.4's snake_case shape
 (``criteria``, ``expected_output``, ``output``, ``messages``, ``input``, ``input_files``,
-``metadata``, ``trace_summary``, ``token_usage``, ``cost_usd``, ``duration_ms``, ``config``, …).
+``metadata``, ``trace_summary``, ``token_usage``, ``cost_usd``, ``duration_ms``, ``config``,
+``file_changes`` and ``workspace_path`` of an agent's workspace, also in
+``AGENTV_WORKSPACE_PATH``, …).
 It prints ``{score?, assertions: [{text, passed, evidence?}], details?}``: a missing score is
 the share of passed assertions. Output that is not a JSON object follows the exit-code
 convention: exit 0 scores 1, anything else 0, stdout is the assertion's text. A non-zero exit
@@ -38,7 +40,8 @@ def grader_payload(ctx: EvalContext, config: dict[str, Any]) -> dict[str, Any]:
                         if usage is not None else None),
         "cost_usd": usage.cost_usd if usage is not None else None,
         "duration_ms": ctx.latency_ms, "start_time": None, "end_time": None,
-        "file_changes": None, "workspace_path": None, "config": config or None,
+        "file_changes": ctx.file_changes, "workspace_path": ctx.workspace_path,
+        "config": config or None,
     }
 
 
@@ -73,8 +76,9 @@ class CodeGrader(Evaluator):
     async def evaluate(self, ctx: EvalContext) -> EvaluatorResult:
         stdin = json.dumps(grader_payload(ctx, self.merged_config()), indent=2)
         try:
-            proc = await run_process(self.command, cwd=self.resolved_cwd, env=child_env(),
-                                     stdin=stdin, timeout=self.timeout_seconds)
+            proc = await run_process(self.command, cwd=self.resolved_cwd, env=child_env(
+                extra={"AGENTV_WORKSPACE_PATH": ctx.workspace_path} if ctx.workspace_path
+                else None), stdin=stdin, timeout=self.timeout_seconds)
         except ProcessTimeout:
             return self.failed(f"timed out after {self.timeout_seconds:g}s")
         except OSError as err:

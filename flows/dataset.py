@@ -61,7 +61,8 @@ def run_dataset(dataset: Dataset, target: str | Target | Callable[[Any], Any], e
                                                               provider))
         opts.paths = [suite.path]
         jobs = select_shard([Job(c, main) for c in suite.cases], parse_shard(shard))
-        plan = Plan(opts, [suite], used, {main: judge_name}, jobs, int(opts.workers or 1))
+        plan = Plan(opts, [suite], used, {main: judge_name}, jobs, int(opts.workers or 1),
+                    keep_workspaces=opts.keep_workspaces)
         runtimes = typed_runtimes(used, main, judge_name, provider, jobs)
         specs = (target if provider is None else None, judge, targets, provider)
         records: list[dict[str, Any]] = []

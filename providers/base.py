@@ -86,6 +86,7 @@ class Request:
     eval_file: str | None = None
     judge: JudgeInputs | None = None
     workspace: Any = None  # the case's providers.agents.workspace_spec.WorkspaceSpec, if any
+    hand_over_workspace: bool = False  # the caller finishes the agent's workspace (Response)
 
 
 @dataclass
@@ -99,7 +100,9 @@ class Response:
     cached: bool = False
     wait_ms: float = 0.0  # time the retry layer waited between attempts (set by it)
     file_changes: str | None = None  # agent targets: unified diff of their workspace
-    workspace_path: str | None = None  # agent targets: their workspace, when kept
+    workspace_path: str | None = None  # agent targets: their workspace, when kept (or live)
+    workspace: Any = None  # handed over (Request.hand_over_workspace): ``finish(failed,
+    # keep_all)`` removes or keeps it once the answer is scored; the kept path, else None
 
 
 @runtime_checkable

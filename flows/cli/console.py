@@ -108,20 +108,51 @@ def target_lines(rows: list[dict[str, Any]]) -> list[str]:
         + f"   errors: {100 * (r['error_rate'] or 0):.1f}%" for r in rows]
 
 
+class KeptWorkspaces:
+    """The agent workspaces the run kept (AgentV's "Preserved workspaces:" list): a failed
+    or errored case's, and with --keep-workspaces every case's."""
+
+    def __init__(self, keep_all: bool) -> None:
+        self.keep_all = keep_all
+        self.kept: list[str] = []
+
+    def add(self, record: dict[str, Any]) -> None:
+        if record.get("workspace_path"):
+            case = record.get("eval_id") or record.get("test_id")
+            self.kept.append(f"  {case} [{record.get('target')}] -> {record['workspace_path']}")
+
+    def lines(self) -> list[str]:
+        if not self.kept:
+            return []
+        hint = [] if self.keep_all else [
+            "Use --keep-workspaces to preserve all workspaces for inspection."]
+        return ["", "Preserved workspaces:", *sorted(self.kept), *hint]
+
+
 def run_from_cli(opts: EvalOptions) -> int:
     """Run, print the outcome; exit code 0, 1 (a quality gate failed), 2 (I/O failure),
     130/143 (interrupted by Ctrl-C/SIGTERM)."""
     from flows.launch import run_eval
     started = time.perf_counter()
-    bar = ProgressBar()
+    bar, kept = ProgressBar(), KeptWorkspaces(opts.keep_workspaces)
     bar.begin()
+
+    def on_record(record: dict[str, Any]) -> None:
+        bar.advance(record)
+        kept.add(record)
+
+    def on_plan(plan: Any) -> None:
+        bar.start(plan)
+        kept.keep_all = plan.keep_workspaces  # the flag, or the project config's
     try:
-        result = run_eval(opts, on_record=bar.advance, on_plan=bar.start, started=started)
+        result = run_eval(opts, on_record=on_record, on_plan=on_plan, started=started)
     finally:
         bar.stop()
     if result.get("io_error"):  # disk full, file too large: one error line, then the summary
         print(f"error: {result['io_error']}", file=sys.stderr)
     print_outcome(result, result.get("wall_s") or time.perf_counter() - started)
+    for line in kept.lines():
+        print(line)
     if result.get("interrupted"):
         print(f"  interrupted: {result.get('not_run', 0)} case(s) not run; continue with "
               f"--resume {result['results']}")

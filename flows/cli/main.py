@@ -150,6 +150,8 @@ def eval_command(
     agent_timeout: Optional[str] = typer.Option(
         None, metavar="SECONDS",
         help="Seconds an agent target (cli, codex, vscode) may take per case."),
+    keep_workspaces: bool = typer.Option(False, help="Keep every agent case's workspace "
+        "(a failed or errored case's is kept anyway; records say where)."),
     strict: bool = typer.Option(False, help="Treat warnings (unknown keys, ...) as errors."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log provider calls, tracebacks."),
 ) -> None:
@@ -238,8 +240,7 @@ def report_command(
                                         help="Results file(s), one per run: JSONL, YAML or "
                                         "Parquet (quote a glob to read shards as one run)."),
     out: Optional[str] = typer.Option(None, "--out", "-o", metavar="FILE",
-                                      help="HTML file (default: beside "
-                                      "the results, .html)."),
+                                      help="HTML file (default: beside the results, .html)."),
 ) -> None:
     """Write a self-contained HTML report: one run, or a comparison of several (each
     results file is one run; trials within a run stay trials)."""

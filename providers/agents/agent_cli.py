@@ -10,7 +10,9 @@ of ``file://`` links to the files as mirrored into the workspace, then the task;
 so no prompt text is ever read as a flag), the supervised run (a timeout or a cancelled run
 kills the whole process tree), the raw event log (scrubbed), the answer, trace, usage and
 the workspace's ``file_changes`` in the response. A failed run keeps its workspace (path in
-the error details), as AgentV does.
+the error details), as AgentV does; after a run that answered, the workspace is handed over
+in ``Response.workspace`` when the request asks for it (the case runner finishes it after
+scoring), else finished here as a success.
 """
 from __future__ import annotations
 
@@ -145,7 +147,10 @@ class AgentCliProvider(BaseProvider):
             if ws.root is None:
                 shutil.rmtree(ws.side, ignore_errors=True)
         response.file_changes = ws.changes()
-        response.workspace_path = ws.finish(failed=False)
+        if request.hand_over_workspace and ws.root is not None:
+            response.workspace, response.workspace_path = ws, str(ws.path)  # scored there
+        else:
+            response.workspace_path = ws.finish(failed=False)
         return response
 
     async def _run(self, request: Request, ws: Workspace) -> Response:

@@ -8,7 +8,10 @@ relative to the eval file (files from elsewhere under ``_files/``), so the links
 prompt point inside the workspace. A snapshot taken then is what ``changes()`` diffs against.
 The folder beside ``workspace/`` holds agentv's own files for the run (the program's config
 and usage files), never seen by the agent. ``finish`` removes it or keeps it
-(``retain_on_success`` / ``retain_on_failure``) and says where it is.
+(``retain_on_success`` / ``retain_on_failure``) and says where it is: the provider calls it
+when the program fails; a case runner that took the workspace over
+(``Request.hand_over_workspace``) calls it once the answer is scored, so evaluators see the
+workspace and a case that fails on them keeps it.
 
 A target with a fixed ``cwd`` runs there instead: nothing is made, mirrored or removed.
 """
@@ -43,16 +46,24 @@ class Workspace:
             return None
         return file_changes.diff(self.path, self.baseline)
 
-    def finish(self, failed: bool) -> str | None:
-        """Remove or keep the workspace; the kept path, else None."""
+    def finish(self, failed: bool, keep_all: bool = False) -> str | None:
+        """Remove or keep the workspace; the kept path, else None. ``failed``: the case
+        failed or errored; ``keep_all`` (``--keep-workspaces``) keeps a passing case's too,
+        unless its ``retain_on_success`` says ``cleanup`` itself (AgentV's precedence)."""
         if self.root is None:
             return None
-        spec = self.spec or WorkspaceSpec()
-        keep = (spec.retain_on_failure if failed else spec.retain_on_success) == "keep"
-        if keep:
+        if self.keep(failed, keep_all):
             return str(self.path)
         shutil.rmtree(self.root, ignore_errors=True)
         return None
+
+    def keep(self, failed: bool, keep_all: bool) -> bool:
+        spec = self.spec or WorkspaceSpec()
+        if failed:
+            return spec.retain_on_failure == "keep"
+        if keep_all and "retain_on_success" not in spec.model_fields_set:
+            return True
+        return spec.retain_on_success == "keep"
 
 
 async def open_workspace(program: str, request: Request, fixed_cwd: str | None) -> Workspace:

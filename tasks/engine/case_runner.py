@@ -2,7 +2,8 @@
 
 No Prefect here: the flow's batch tasks call ``CaseRunner.run`` for each job under a shared
 semaphore. A failure of the target becomes the case's error record; an evaluator's failure
-stays inside that evaluator's result.
+stays inside that evaluator's result. An agent's workspace is handed over with its answer and
+finished once the record is built (``tasks.engine.workspaces``: kept when the case failed).
 """
 from __future__ import annotations
 
@@ -18,7 +19,9 @@ from providers.agents.output import trace_from_messages, trace_summary
 from providers.base import ProviderError, Response
 from providers.llm.retry import RetryingProvider
 from tasks.engine.dumps import dump_name, write_dump
+from tasks.engine.record_parts import error_message, joined_reasoning, record_usage, with_dumps
 from tasks.engine.record4 import v4_error_fields, v4_fields
+from tasks.engine.workspaces import abandon_workspace, finish_workspace
 from tasks.load.generation import FORMAT
 from tasks.plan.expand import (Job, build_request, prompt_dump, provider_request_record,
                           reference_answer, user_segments)
@@ -43,6 +46,7 @@ class RunOptions:
     dump_prompts: str | None = None
     dump_traces: str | None = None
     thresholds: dict[str, float] = field(default_factory=dict)  # eval file -> pass mark
+    keep_workspaces: bool = False  # --keep-workspaces: passing cases' workspaces too
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -84,6 +88,7 @@ class CaseRunner:
         case's error record."""
         runtime = self.targets[job.target]
         request = build_request(job.case, is_agent=runtime.is_agent, trial=job.trial)
+        request.hand_over_workspace = True  # finished in evaluate(), after scoring
         dumps: dict[str, Any] = {}
         if self.options.dump_prompts:
             dump = prompt_dump(request)
@@ -100,7 +105,7 @@ class CaseRunner:
         except Exception as err:  # noqa: BLE001 - tier 2: recorded, the run goes on
             attempts = getattr(err, "attempts", 1)
             self._dump_trace(job, attempts, None, dumps)
-            record = _with_dumps(self._error_record(job, runtime, request, err, attempts,
+            record = with_dumps(self._error_record(job, runtime, request, err, attempts,
                                                     started), dumps)
             return Invoked(job, request, started, attempts, dumps, record=record)
         if response.trace is None:  # AgentV: tool calls in output_messages are the trace
@@ -113,12 +118,18 @@ class CaseRunner:
         if done.record is not None or done.response is None:
             return done.record or {}
         job, response, runtime = done.job, done.response, self.targets[done.job.target]
-        summary = trace_summary(response.trace, response.usage, response.latency_ms,
-                                response.output_messages)
-        results = await self._evaluate(job, runtime, done.request, response, done.attempts,
-                                       summary)
-        return _with_dumps(self._record(job, runtime, done.request, response, results,
-                                        done.attempts, done.started, summary), done.dumps)
+        try:
+            summary = trace_summary(response.trace, response.usage, response.latency_ms,
+                                    response.output_messages)
+            results = await self._evaluate(job, runtime, done.request, response,
+                                           done.attempts, summary)
+            record = self._record(job, runtime, done.request, response, results,
+                                  done.attempts, done.started, summary)
+        except BaseException:
+            abandon_workspace(response)
+            raise
+        finish_workspace(record, response, self.options.keep_workspaces)
+        return with_dumps(record, done.dumps)
 
     def batching(self, jobs: list[Job]) -> bool:
         return bool(jobs) and self.targets[jobs[0].target].batch is not None
@@ -192,7 +203,7 @@ class CaseRunner:
             "hits": [h for r in results for h in r.hits],
             "misses": [m for r in results for m in r.misses],
             "candidate_answer": response.text,
-            "reasoning": _reasoning(results),
+            "reasoning": joined_reasoning(results),
             "evaluator_provider_request": judge_req,
             "evaluator_results": [r.to_record() for r in results],
             "error": None, "attempt": attempts,
@@ -200,7 +211,7 @@ class CaseRunner:
                                 and attempts == 1
                                 else (time.perf_counter() - started) * 1000, 3),
             "wait_ms": response.wait_ms,
-            "usage": _usage(response),
+            "usage": record_usage(response),
         })
         if response.cached:
             record["cached"] = True
@@ -265,35 +276,3 @@ class CaseRunner:
                  "trace": [e.to_dict() for e in trace] if trace is not None else None,
                  "trace_summary": trace_summary(trace, usage, response.latency_ms
                                                 if response else None)}))
-
-
-def error_message(err: BaseException) -> str:
-    """AgentV's error text: a provider's message as is; any other exception (a bug in a
-    callable target, say) keeps its type name."""
-    if isinstance(err, ProviderError):
-        return str(err) or type(err).__name__
-    return f"{type(err).__name__}: {err}" if str(err) else type(err).__name__
-
-
-def _reasoning(results: list[EvaluatorResult]) -> str:
-    parts = [(r.name, r.reasoning) for r in results if r.reasoning]
-    if len(parts) == 1:
-        return parts[0][1]
-    return " | ".join(f"{n}: {text}" for n, text in parts)
-
-
-def _usage(response: Response) -> dict[str, Any] | None:
-    if response.usage is None:
-        return None
-    usage = response.usage.to_dict()
-    if response.cached:
-        usage["cost_usd"] = 0.0
-    return usage
-
-
-def _with_dumps(record: dict[str, Any], dumps: dict[str, Any]) -> dict[str, Any]:
-    """``dump_files``: the prompt and trace dumps written for this case (with --dump-*)."""
-    if dumps:
-        record["dump_files"] = {k: [p for p in v if p] if isinstance(v, list) else v
-                                for k, v in dumps.items()}
-    return record

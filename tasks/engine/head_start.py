@@ -40,7 +40,8 @@ def local_job_runner(plan: Plan, runtimes: dict[str, TargetRuntime],
                      ledger: Ledger) -> JobRunner:
     opts = plan.options
     options = RunOptions(include_trace=opts.include_trace, dump_prompts=opts.dump_prompts,
-                         dump_traces=opts.dump_traces, thresholds=plan.thresholds)
+                         dump_traces=opts.dump_traces, thresholds=plan.thresholds,
+                         keep_workspaces=plan.keep_workspaces)
     caps = file_worker_caps([s.path for s in plan.suites], plan.workers)
     budget = Budget(opts.budget_usd) if opts.budget_usd is not None else None
     return JobRunner.for_targets(runtimes, options, LocalLimits(plan.workers, caps),

@@ -1,7 +1,12 @@
 """``.agentv/config.yaml`` (``$schema: agentv-config-v2``): one typed model for the run's
-guideline patterns, ``agentv validate`` and ``agentv schema``."""
+guideline patterns, ``execution.keep_workspaces``, ``agentv validate`` and ``agentv schema``.
+
+The project's config (``run_config``) is found as AgentV 4.x finds it: the first
+``.agentv/config.yaml`` from the current directory up to the repository root, else
+``$AGENTV_HOME/config.yaml`` (default ``~/.agentv/config.yaml``)."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Callable
 
@@ -13,6 +18,13 @@ from tasks.load.yamlsrc import LineDict, load_yaml_file
 CONFIG_SCHEMA = "agentv-config-v2"
 
 
+class ExecutionConfig(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    keep_workspaces: bool | None = Field(
+        None, description="Keep every agent case's workspace, passing ones too "
+        "(as --keep-workspaces; a failed case's is kept anyway)")
+
+
 class ConfigModel(BaseModel):
     model_config = ConfigDict(extra="allow", populate_by_name=True, allow_inf_nan=False)
     guideline_patterns: list[str] | None = Field(
@@ -21,6 +33,7 @@ class ConfigModel(BaseModel):
     workers: Int | None = Field(None, ge=1, le=50)
     max_retries: Int | None = Field(None, ge=0, le=100, alias="max_retries")
     provider_batching: bool | None = None
+    execution: ExecutionConfig | None = None
 
 
 def load_config(path: str | Path, warn: Callable[[str], None] | None = None) -> ConfigModel:
@@ -40,3 +53,12 @@ def load_config(path: str | Path, warn: Callable[[str], None] | None = None) -> 
     return parse_settings(ConfigModel, body, where=f"{spath}:{data.line}",
                           line_of=lambda k: f"{spath}:{data.line_of(k)}", warn=warn,
                           label=" in config file")
+
+
+def run_config(cwd: str | Path | None = None) -> ConfigModel | None:
+    """The project's config for this run (see the module docstring), or None."""
+    from tasks.load.discover import find_upward
+    found = find_upward(Path(cwd or os.getcwd()), (".agentv/config.yaml", ".agentv/config.yml"))
+    home = Path(os.environ.get("AGENTV_HOME") or Path.home() / ".agentv") / "config.yaml"
+    path = found or (home if home.is_file() else None)
+    return load_config(path) if path is not None else None

@@ -65,6 +65,7 @@ class EvalOptions:
     tag: list[str] = field(default_factory=list)  # only eval files with all these tags
     exclude_tag: list[str] = field(default_factory=list)  # no eval file with any of these
     agent_timeout: float | None = None  # seconds; overrides agent targets' timeout_seconds
+    keep_workspaces: bool = False  # keep passing agent cases' workspaces too (failed: kept)
     strict: bool = False  # warnings (unknown keys, no $schema) are errors
     extra: dict[str, Any] = field(default_factory=dict)
 

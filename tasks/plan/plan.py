@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from providers.base import ConfigError, Target
+from tasks.load.config_file import run_config
 from tasks.load.discover import expand_eval_paths, load_env_files
 from tasks.plan.expand import Job
 from tasks.load.files import EvalSuite, load_suite
@@ -33,6 +34,7 @@ class Plan:
     targets_path: str | None = None
     warnings: list[str] = field(default_factory=list)
     thresholds: dict[str, float] = field(default_factory=dict)  # eval file -> pass threshold
+    keep_workspaces: bool = False  # --keep-workspaces, or the project config's
 
     def record_thresholds(self) -> dict[str, float]:
         """``thresholds`` keyed by the eval file as records name it (their case_key)."""
@@ -143,7 +145,14 @@ def build_plan(opts: EvalOptions, warn: Callable[[str], None] | None = None) -> 
                           emit)
     used = [p for p, tf in files_of.files.items() if tf is not None]
     return Plan(opts, suites, targets, resolver.judges(), jobs, workers,
-                str(used[0]) if used else None, warnings, thresholds_of(suites, opts))
+                str(used[0]) if used else None, warnings, thresholds_of(suites, opts),
+                keep_workspaces=opts.keep_workspaces or _config_keeps_workspaces())
+
+
+def _config_keeps_workspaces() -> bool:
+    """AgentV 4.x's ``execution.keep_workspaces: true`` in the project's config file."""
+    config = run_config()
+    return bool(config and config.execution and config.execution.keep_workspaces)
 
 
 def _case_targets(suite: EvalSuite, case: Any, opts: EvalOptions, files_of: TargetFiles,

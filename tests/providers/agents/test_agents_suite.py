@@ -2,10 +2,13 @@
 and Codex — the real programs — each against its loopback model API, on the same suite: a
 workspace template, the case's attached file mirrored in, an answer read from that file, a
 shell tool call that edits a template file. Records carry the answer, the trace summary,
-the diff of the workspace (checked by ``file_changes``), and never the keys."""
+the diff of the workspace (checked by ``file_changes``), and never the keys. A case that
+fails on an evaluator keeps its workspace: its path is in the record and listed after the
+summary."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 import yaml
@@ -76,8 +79,10 @@ def _run(cli, tmp_path, tmp_path_factory, *args: str):
     codex_url, codex_stub = responses_stub.start()
     _project(tmp_path, url, codex_url)
     out = tmp_path / "results.jsonl"
+    (tmp_path / "tmp").mkdir()  # the workspaces a failed case keeps land here
     env = {"HOME": str(tmp_path_factory.getbasetemp() / "agent-home"),
-           "CODEX_HOME": str(tmp_path / "codex-home"), "AGENT_STUB_KEY": KEY}
+           "CODEX_HOME": str(tmp_path / "codex-home"), "AGENT_STUB_KEY": KEY,
+           "TMPDIR": str(tmp_path / "tmp")}
     try:
         proc = cli("eval", *args, "--out", str(out), "--workers", "4", "--include-trace",
                    cwd=tmp_path, env=env, timeout=600)
@@ -87,16 +92,27 @@ def _run(cli, tmp_path, tmp_path_factory, *args: str):
     assert proc.returncode == 0, proc.stderr
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert KEY not in out.read_text() + proc.stdout + proc.stderr
-    return records
+    return records, proc.stdout
 
 
 def test_claude_copilot_pi_and_codex_in_one_run(cli, tmp_path, tmp_path_factory):
     files = []
     for program in KINDS:
         files.append(tmp_path / f"{program}.yaml")
-        files[-1].write_text(yaml.safe_dump(suite(program), sort_keys=False))
-    recs = {r["eval_id"]: r for r in _run(cli, tmp_path, tmp_path_factory, *map(str, files))}
-    assert len(recs) == 8
+        cases = suite(program)
+        if program == "claude":  # edits, then fails on an evaluator: its workspace is kept
+            cases["evalcases"].append({"id": "claude-kept", "input": "RUN: echo changed >> "
+                                       "hello.txt", "execution": {"evaluators": [
+                                           {"name": "x", "type": "contains", "value": "nope"}]}})
+        files[-1].write_text(yaml.safe_dump(cases, sort_keys=False))
+    records, stdout = _run(cli, tmp_path, tmp_path_factory, *map(str, files))
+    recs = {r["eval_id"]: r for r in records}
+    assert len(recs) == 9
+    kept = recs["claude-kept"]["workspace_path"]
+    assert recs["claude-kept"]["score"] == 0.0
+    assert Path(kept, "hello.txt").read_text() == "hello\nchanged\n"
+    assert f"Preserved workspaces:\n  claude-kept [claude] -> {kept}\n" in stdout
+    assert [p.name for p in (tmp_path / "tmp").glob("agentv-*")] == [Path(kept).parent.name]
     for program in KINDS:
         answer, edit = recs[f"{program}-answer"], recs[f"{program}-edit"]
         assert answer["candidate_answer"] == "The answer is 42", answer
@@ -121,7 +137,7 @@ def test_one_suite_on_the_four_agents_with_target_repeated(cli, tmp_path, tmp_pa
     f.write_text(yaml.safe_dump(shared, sort_keys=False))
     targets_args = [a for program in KINDS for a in ("--target", program)]
     recs = {(r["target"], r["eval_id"]): r
-            for r in _run(cli, tmp_path, tmp_path_factory, str(f), *targets_args)}
+            for r in _run(cli, tmp_path, tmp_path_factory, str(f), *targets_args)[0]}
     assert len(recs) == 8
     for program in KINDS:
         answer, edit = recs[(program, "answer")], recs[(program, "edit")]

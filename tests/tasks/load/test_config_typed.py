@@ -230,3 +230,30 @@ def test_llm_judge_prompt_path_spelling(tmp_path):
                   "          promptPath: judge.md\n")
     plan = build_plan(EvalOptions(paths=[str(evalf)], dry_run=True))
     assert plan.jobs[0].case.evaluators[0].prompt == "judge.md"
+
+
+def test_the_project_config_can_keep_every_agent_workspace(tmp_path, monkeypatch):
+    """AgentV 4.x's ``execution.keep_workspaces`` in the first ``.agentv/config.yaml`` from
+    the current directory up to the repository root (the flag's equal)."""
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    (project / "sub").mkdir()
+    config = write(project / ".agentv" / "config.yaml", """
+        $schema: agentv-config-v2
+        execution:
+          keep_workspaces: true
+          verbose: false
+        """)
+    evalf = write(tmp_path / "evals" / "e.yaml", CASE.format(top=""))
+    monkeypatch.chdir(project / "sub")
+    assert build_plan(EvalOptions(paths=[str(evalf)], dry_run=True)).keep_workspaces
+    monkeypatch.chdir(tmp_path / "evals")
+    assert not build_plan(EvalOptions(paths=[str(evalf)], dry_run=True)).keep_workspaces
+    assert build_plan(EvalOptions(paths=[str(evalf)], dry_run=True,
+                                  keep_workspaces=True)).keep_workspaces
+    config.write_text(config.read_text().replace("true", "maybe"))
+    monkeypatch.chdir(project)
+    with pytest.raises(ConfigError) as err:
+        build_plan(EvalOptions(paths=[str(evalf)], dry_run=True))
+    assert str(err.value) == (f"{config}:2: execution.keep_workspaces: must be true or "
+                              "false, got 'maybe'")
