@@ -10,6 +10,7 @@ lists processes still running in a folder (after a timeout there must be none).
 """
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from pathlib import Path
@@ -31,6 +32,23 @@ def settings(program: str, url: str) -> dict[str, Any]:
         return {"model": "gpt-stub", "subprovider": "openai", "base_url": f"{url}/v1",
                 "api_key": KEY, "api_format": "completions"}
     return {"model": "gpt-stub", "base_url": f"{url}/v1", "api_key": KEY}
+
+
+PI_PRICES = {"input": 3.0, "output": 15.0, "cacheRead": 0.3, "cacheWrite": 3.75}  # $ per M
+
+
+def priced_pi(url: str, home: Path) -> dict[str, Any]:
+    """pi's own config folder (``PI_CODING_AGENT_DIR``, as a user keeps it) naming the loopback
+    endpoint as provider ``stubpriced`` with a price per token, so pi reports a cost; the
+    settings of a pi target that uses it (the key through ``STUBPRICED_API_KEY``). Set the
+    variable to ``str(home)`` in agentv's environment."""
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "models.json").write_text(json.dumps({"providers": {"stubpriced": {
+        "baseUrl": f"{url}/v1", "api": "openai-completions", "apiKey": "STUBPRICED_API_KEY",
+        "models": [{"id": "gpt-stub", "cost": PI_PRICES}]}}}), encoding="utf-8")
+    (home / "settings.json").write_text(json.dumps({"retry": {"enabled": False}}),
+                                        encoding="utf-8")
+    return {"subprovider": "stubpriced", "base_url": None}
 
 
 def provider_class(program: str):
