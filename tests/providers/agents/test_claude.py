@@ -5,6 +5,7 @@ prompt is appended to Claude Code's own, settings are typed and checked."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 
 import pytest
@@ -76,3 +77,14 @@ def test_credentials_are_secret_fields():
                             where="targets.yaml:4")
     from providers.base_settings import secret_values
     assert sorted(secret_values(config)) == ["k-123456", "t-654321"]
+
+
+@pytest.mark.slow  # the real program
+def test_cost_and_duration_are_claude_codes_own(stub, tmp_path):
+    r = asyncio.run(build("claude", stub[0], tmp_path).invoke(Request("cost", "hello")))
+    log = next((tmp_path / "logs").glob("*.jsonl")).read_text().splitlines()
+    result = json.loads(log[-1])
+    assert result["type"] == "result" and result["total_cost_usd"] > 0
+    assert r.usage.cost_usd == pytest.approx(result["total_cost_usd"])
+    assert r.raw["duration_ms"] == result["duration_ms"] > 0
+    assert r.raw["duration_ms"] <= r.latency_ms

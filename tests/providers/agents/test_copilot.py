@@ -5,6 +5,7 @@ only as COPILOT_PROVIDER_* variables (offline mode on), and settings are checked
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 
@@ -60,3 +61,15 @@ def test_bad_settings_name_the_field(raw, field):
     with pytest.raises(ConfigError) as err:
         parse_settings(CopilotSettings, raw, where="targets.yaml:4")
     assert err.value.field == field
+
+
+@pytest.mark.slow  # the real program
+def test_duration_is_copilots_session_duration_and_no_cost_is_claimed(stub, tmp_path):
+    r = asyncio.run(build("copilot", stub[0], tmp_path).invoke(Request("cost", "hello")))
+    log = next((tmp_path / "logs").glob("*.jsonl")).read_text().splitlines()
+    result = json.loads(log[-1])
+    assert result["type"] == "result"
+    assert r.raw["duration_ms"] == result["usage"]["sessionDurationMs"] > 0
+    assert r.raw["duration_ms"] <= r.latency_ms
+    # Copilot reports premium requests, not dollars: the usage carries tokens only
+    assert r.usage.cost_usd is None and (r.usage.input_tokens, r.usage.output_tokens) == (100, 10)

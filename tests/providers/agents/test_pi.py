@@ -14,7 +14,7 @@ import pytest
 from providers.agents.pi import KEY_ENV, PRESETS, PiSettings, key_variable
 from providers.base import ConfigError, ProviderError, Request
 from providers.base_settings import parse_settings
-from tests.agent_programs import KEY, build, isolate
+from tests.agent_programs import KEY, PI_PRICES, build, isolate, priced_pi
 from tests.fakes import agent_api_stub
 
 
@@ -82,3 +82,15 @@ def test_bad_settings_name_the_field(raw, field):
     with pytest.raises(ConfigError) as err:
         parse_settings(PiSettings, raw, where="targets.yaml:4")
     assert err.value.field == field
+
+
+@pytest.mark.slow  # the real program
+def test_cost_is_pis_own_for_a_priced_model(stub, tmp_path, monkeypatch):
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "pi-agent"))
+    p = build("pi", stub[0], tmp_path, **priced_pi(stub[0], tmp_path / "pi-agent"))
+    r = asyncio.run(p.invoke(Request("cost", "hello")))
+    per_million = 80 * PI_PRICES["input"] + 10 * PI_PRICES["output"] + 20 * PI_PRICES[
+        "cacheRead"]
+    assert r.text == "echo: hello" and r.usage.cost_usd == pytest.approx(per_million / 1e6)
+    llm = [e for e in r.trace if e.type == "llm_call"]
+    assert [e.cost_usd for e in llm] == pytest.approx([per_million / 1e6])
