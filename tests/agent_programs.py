@@ -6,13 +6,17 @@ found through ``tests.conftest.real_tool``), each pointed at the loopback model 
 gives a test its own temporary folder (workspaces kept after a failed case land there, not
 in /tmp) and a ``HOME`` shared by the test session (the programs write their config and
 caches there: Copilot unpacks itself into ``~/.cache`` on its first run); ``left_in(path)``
-lists processes still running in a folder (after a timeout there must be none).
+lists processes still running in a folder (after a timeout there must be none);
+``background_sleep`` / ``sleepers`` make and find a tool process that outlives its shell.
 """
 from __future__ import annotations
 
+import asyncio
 import json
 import os
+import subprocess
 import tempfile
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +77,30 @@ def isolate(monkeypatch, tmp_path: Path, tmp_path_factory) -> None:
     monkeypatch.setenv("HOME", str(tmp_path_factory.getbasetemp() / "agent-home"))
     (tmp_path / "tmp").mkdir(exist_ok=True)
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+
+
+def background_sleep() -> tuple[str, str]:
+    """(mark, command): a shell command leaving a ``sleep`` behind in its own session, and
+    its arguments, which ``sleepers(mark)`` finds in ``ps`` (GNU sleep sums its arguments:
+    ``sleep 300 0.<15 random digits>`` is a valid, unique command line)."""
+    mark = f"300 0.{uuid.uuid4().int % 10**15:015d}"
+    return mark, f"setsid sleep {mark} & sleep 0.2; exit 0"
+
+
+def sleepers(mark: str) -> int:
+    """How many ``sleep <mark>`` processes are running."""
+    ps = subprocess.run(["ps", "-eww", "-o", "args"], capture_output=True, text=True).stdout
+    return sum(1 for line in ps.splitlines() if line.strip() == f"sleep {mark}")
+
+
+async def watching(coro, mark: str):
+    """Run ``coro``, counting the ``sleep <mark>`` processes while it runs: (most seen at
+    once, the finished task)."""
+    task, seen = asyncio.ensure_future(coro), 0
+    while not task.done():
+        seen = max(seen, sleepers(mark))
+        await asyncio.sleep(0.1)
+    return seen, task
 
 
 def left_in(folder: str | Path) -> list[str]:

@@ -8,9 +8,7 @@ nowhere."""
 from __future__ import annotations
 
 import asyncio
-import subprocess
 import time
-import uuid
 from pathlib import Path
 
 import pytest
@@ -18,7 +16,8 @@ import pytest
 from providers import secrets
 from providers.base import ProviderError, ProviderTimeout, Request
 from providers.trace import summarize
-from tests.agent_programs import KEY, PROGRAMS, SHELL_TOOL, build, isolate, left_in
+from tests.agent_programs import (KEY, PROGRAMS, SHELL_TOOL, background_sleep, build,
+                                  isolate, left_in, sleepers, watching)
 from tests.fakes import agent_api_stub
 
 pytestmark = [pytest.mark.slow,  # the real programs (docs/development.md: the fast subset)
@@ -88,13 +87,14 @@ def test_failed_model_call_is_the_cases_error(program, stub, tmp_path):
 
 
 def test_timeout_kills_the_program_and_its_tools(program, stub, tmp_path):
-    tag = uuid.uuid4().hex
-    p = build(program, stub[0], tmp_path, timeout_seconds=10)
+    mark, command = background_sleep()
+    # (a loaded machine takes pi or copilot up to ~10 s to reach its first model call)
+    p = build(program, stub[0], tmp_path, timeout_seconds=30)
+    seen, task = asyncio.run(watching(p.invoke(case(tmp_path, f"RUN: {command}\nHANG")), mark))
     with pytest.raises(ProviderTimeout) as err:
-        run(p, case(tmp_path, f"RUN: setsid sleep 300 {tag} & sleep 0.2; exit 0\nHANG"))
+        task.result()
     time.sleep(1)
-    ps = subprocess.run(["ps", "-eww", "-o", "args"], capture_output=True, text=True).stdout
-    assert tag not in ps
+    assert seen == 1 and sleepers(mark) == 0  # the tool's sleep ran, and is gone
     assert left_in(err.value.details["workspace_path"]) == []
 
 

@@ -20,6 +20,7 @@ from tests.fakes import agent_api_stub, responses_stub
 pytestmark = pytest.mark.slow  # end-to-end (docs/development.md: the fast subset)
 
 TOOL = {**SHELL_TOOL, "codex": "command_execution"}
+LLM_CALLS = {"claude": 2, "copilot": 2, "pi": 2, "codex": 1}  # codex: one per turn
 KINDS = {"claude": "claude", "copilot": "copilot-cli", "pi": "pi-coding-agent",
          "codex": "codex"}
 
@@ -43,7 +44,12 @@ def suite(program: str) -> dict:
         {"name": "ok", "type": "all_tools_succeeded"},
         {"name": "one", "type": "tool_call_count", "tool": TOOL[program], "min": 1, "max": 1},
         {"name": "diff", "type": "file_changes", "edited": ["hello.txt"], "only_listed": True,
-         "contains": ["+changed"]}]}}
+         "contains": ["+changed"]},
+        {"name": "trajectory", "type": "tool_trajectory", "mode": "in_order",
+         "expected": [{"tool": TOOL[program], "max_duration_ms": 60000}]},
+        {"name": "metrics", "type": "execution_metrics", "max_tool_calls": 1,
+         "max_llm_calls": LLM_CALLS[program], "max_tokens": 100000,
+         "max_duration_ms": 120000}]}}
     facts = {"type": "file", "value": "data/facts.md"}
     return {"$schema": "agentv-eval-v2", "target": program,
             "workspace": {"template": "template"},
@@ -119,29 +125,71 @@ def test_claude_copilot_pi_and_codex_in_one_run(cli, tmp_path, tmp_path_factory)
         assert answer["score"] == 1.0 and answer["file_changes"] == ""
         assert edit["score"] == 1.0, edit["evaluator_results"]
         assert edit["trace_summary"]["tool_calls_by_name"] == {TOOL[program]: 1}
+        scored = {r["name"]: r for r in edit["evaluator_results"]}
+        assert scored["trajectory"]["score"] == 1.0, scored["trajectory"]
+        assert scored["trajectory"]["hits"][0] == f"Found {TOOL[program]} at position 0"
+        assert "completed in" in scored["trajectory"]["hits"][1]  # its measured duration
+        metrics = scored["metrics"]
+        assert metrics["score"] == 1.0 and len(metrics["hits"]) == 4, metrics
+        assert (metrics["details"]["tool_calls"], metrics["details"]["llm_calls"]) == (
+            1, LLM_CALLS[program])
+        assert 0 < metrics["details"]["duration_ms"] < 120000
         assert "ANSWER: 42" in edit["candidate_answer"]  # the mirrored file, read by the tool
         assert "+++ b/hello.txt" in edit["file_changes"]
         assert "workspace_path" not in edit  # passed: removed
 
 
+def suite4() -> dict:
+    """The edit case in AgentV 4.x's format (``tests:`` / ``assertions:``), scored by 4.x's
+    ``tool-trajectory`` (every call one of the programs' shell tools, each within 60 s) and
+    ``execution-metrics``."""
+    shells = [{"tool": t, "max_duration_ms": 60000} for t in sorted(set(TOOL.values()))]
+    return {"name": "agents4", "execution": {"target": "claude"},
+            "workspace": {"template": "template"},
+            "tests": [{"id": "edit4", "criteria": "hello.txt changed", "input": [
+                {"role": "user", "content": [
+                    {"type": "text", "value": "RUN: sleep 0.5; cat data/facts.md; "
+                                              "echo changed >> hello.txt"},
+                    {"type": "file", "value": "data/facts.md"}]}],
+                "assertions": [
+                    {"name": "shell-only", "type": "tool-trajectory", "mode": "subset",
+                     "expected": shells},
+                    {"name": "metrics", "type": "execution-metrics", "max_tool_calls": 1,
+                     "max_llm_calls": 2, "max_tokens": 100000,
+                     "max_duration_ms": 120000}]}]}
+
+
 def test_one_suite_on_the_four_agents_with_target_repeated(cli, tmp_path, tmp_path_factory):
     """The same cases on every agent in one run: ``--target`` repeated (the case × target
-    matrix), one record per pair."""
+    matrix), one record per pair; beside them an AgentV 4.x file whose tool-trajectory and
+    execution-metrics score each agent's trace."""
     shared = suite("claude")
     for case in shared["evalcases"]:
         case["id"] = case["id"].replace("claude-", "")
         if case["id"] == "edit":  # what the tool is called differs by program: checked below
             case["execution"]["evaluators"] = [
-                e for e in case["execution"]["evaluators"] if "tool" not in e]
-    f = tmp_path / "agents.yaml"
+                e for e in case["execution"]["evaluators"]
+                if e["type"] not in ("tool_called", "tool_call_count", "tool_trajectory")]
+    f, f4 = tmp_path / "agents.yaml", tmp_path / "agents4.eval.yaml"
     f.write_text(yaml.safe_dump(shared, sort_keys=False))
+    f4.write_text(yaml.safe_dump(suite4(), sort_keys=False))
     targets_args = [a for program in KINDS for a in ("--target", program)]
-    recs = {(r["target"], r["eval_id"]): r
-            for r in _run(cli, tmp_path, tmp_path_factory, str(f), *targets_args)[0]}
-    assert len(recs) == 8
+    recs = {(r["target"], r.get("eval_id") or r["test_id"]): r
+            for r in _run(cli, tmp_path, tmp_path_factory, str(f), str(f4), *targets_args)[0]}
+    assert len(recs) == 12
     for program in KINDS:
         answer, edit = recs[(program, "answer")], recs[(program, "edit")]
         assert answer["candidate_answer"] == "The answer is 42", (program, answer)
         assert edit["score"] == 1.0, (program, edit["evaluator_results"])
         assert edit["trace_summary"]["tool_calls_by_name"] == {TOOL[program]: 1}
         assert "+++ b/hello.txt" in edit["file_changes"]
+        edit4 = recs[(program, "edit4")]
+        assert edit4["score"] == 1.0 and edit4["execution_status"] == "ok", (program, edit4)
+        graders = {g["name"]: g for g in edit4["scores"]}
+        trajectory, metrics = graders["shell-only"], graders["metrics"]
+        assert trajectory["score"] == 1.0 and trajectory["assertions"][0] == {
+            "text": f"Position 0: {TOOL[program]} is in allowed set", "passed": True}
+        assert metrics["score"] == 1.0 and all(a["passed"] for a in metrics["assertions"])
+        assert metrics["details"]["tool_calls"] == 1
+        assert metrics["details"]["llm_calls"] == LLM_CALLS[program]
+        assert metrics["details"]["tokens"] == sum(edit4["token_usage"].values())

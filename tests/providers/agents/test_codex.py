@@ -13,7 +13,6 @@ import re
 import subprocess
 import tempfile
 import time
-import uuid
 from pathlib import Path
 
 import pytest
@@ -22,6 +21,7 @@ from providers.base import ConfigError, ProviderError, ProviderTimeout, Request,
 from providers.agents.codex import APPROVAL_PRESETS, CodexProvider
 from providers.agents.codex_events import parse_stream
 from providers.trace import summarize
+from tests.agent_programs import background_sleep, sleepers, watching
 from tests.conftest import real_tool
 from tests.fakes import responses_stub
 
@@ -134,15 +134,18 @@ def test_failed_turn_is_the_cases_error_with_codexs_message(codex_home, tmp_path
 
 @pytest.mark.slow
 def test_hang_times_out_and_kills_codex_and_its_tools(codex_home, tmp_path):
-    tag = uuid.uuid4().hex
+    mark, command = background_sleep()
     p = codex(tmp_path, {"timeout_seconds": 8, "approval_preset": "full-access"})
     # a tool process codex starts in its own session, then a model request that never ends
+    seen, task = asyncio.run(watching(p.invoke(Request("hang", f"RUN: {command}\nHANG")),
+                                      mark))
     with pytest.raises(ProviderTimeout):
-        asyncio.run(p.invoke(Request("hang", f"RUN: setsid sleep 300 {tag} & exit 0\nHANG")))
+        task.result()
     time.sleep(1)
     ps = subprocess.run(["ps", "-eww", "-o", "pid,ppid,args"], capture_output=True,
                         text=True).stdout
-    assert tag not in ps and "codex exec" not in ps.replace("ps -eww", "")
+    assert seen == 1 and sleepers(mark) == 0  # the tool's sleep ran, and is gone
+    assert "codex exec" not in ps.replace("ps -eww", "")
 
 
 @pytest.mark.slow
