@@ -2,7 +2,9 @@
 and Codex — the real programs — each against its loopback model API, on the same suite: a
 workspace template, the case's attached file mirrored in, an answer read from that file, a
 shell tool call that edits a template file. Records carry the answer, the trace summary,
-the diff of the workspace (checked by ``file_changes``), and never the keys. A case that
+the diff of the workspace (checked by ``file_changes``), and never the keys; the edit's trace
+is scored by ``tool_trajectory`` and ``execution_metrics`` (v2) and, in an AgentV 4.x file,
+by ``tool-trajectory`` and ``execution-metrics``. A case that
 fails on an evaluator keeps its workspace: its path is in the record and listed after the
 summary."""
 from __future__ import annotations
