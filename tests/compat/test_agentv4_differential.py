@@ -4,7 +4,8 @@ type, score, weight and verdict.
 
 Two sets: this directory's own suites (every deterministic assertion kind, required, weights,
 negate, suite defaults and skip_defaults, vars, multi-turn input, external tests files, code
-graders, composites, field accuracy, budgets, a failing agent, and LLM-graded assertions —
+graders, composites, field accuracy, budgets, a failing agent, a custom assertion type from
+.agentv/assertions/ (run with bun), and LLM-graded assertions —
 criteria only, llm-grader with a prompt file or inline criteria, rubrics — answered by one
 loopback judge for both) answered by a `cli` target; and AgentV's own
 example suites whose graders are deterministic (shared/agentv4-examples), answered by a `mock`
@@ -78,8 +79,10 @@ def own_runs(tmp_path_factory, prefect_api):
     shutil.copytree(SUITES, tree)
     files = sorted(p.name for p in tree.glob("*.eval.yaml"))
     with JudgeStub(JUDGE_REPLY) as judge:
+        bun = Path(real_tool("bun"))  # the custom assertion type (.agentv/assertions/*.ts)
         env = {"AGENTV4_JUDGE_URL": judge.base_url, "AGENTV4_JUDGE_KEY": "sk-judge-stub",
-               "AGENTV4_JUDGE_MODEL": "stub-judge"}
+               "AGENTV4_JUDGE_MODEL": "stub-judge",
+               "PATH": f"{bun.parent}{os.pathsep}{os.environ['PATH']}"}
         runs = both(tree.parent, tree, files, "--targets", "targets.yaml", env=env)
         assert judge.requests, "the LLM-graded suite reached no judge"
     return runs
@@ -109,8 +112,17 @@ def example_runs(examples_tree, prefect_api):
 
 def test_own_suites_score_as_agentv4(own_runs):
     real, ours = own_runs
-    assert len(by_test(real)) >= 38
+    assert len(by_test(real)) >= 41
     assert compare(real, ours) == {}
+
+
+def test_a_custom_assertion_type_runs_in_both(own_runs):
+    """``type: word-count`` is .agentv/assertions/word-count.ts, run with bun by both."""
+    for path in own_runs:
+        custom = {k[1]: r for k, r in by_test(path).items() if k[0] == "custom"}
+        assert sorted(custom) == ["many-words", "one-word", "required-misses"]
+        assert {s["type"] for r in custom.values() for s in r["scores"]} >= {"word-count"}
+        assert round(custom["one-word"]["score"], 3) == 0.333
 
 
 def test_agentv4_examples_with_deterministic_graders_score_as_agentv4(example_runs):
