@@ -149,7 +149,8 @@ def test_agentv4_examples_with_deterministic_graders_score_as_agentv4(example_ru
     assert compare(real, ours) == {}
 
 
-@pytest.mark.parametrize("eval_file", AGENT_EXAMPLES, ids=lambda f: f.split("/")[2])
+@pytest.mark.parametrize("eval_file", AGENT_EXAMPLES,
+                         ids=lambda f: f"{f.split('/')[2]}:{Path(f).name.split('.')[0]}")
 def test_agentv4_examples_with_mock_agents_score_as_agentv4(examples_tree, prefect_api,
                                                            tmp_path, eval_file):
     bun = Path(real_tool("bun"))
