@@ -62,8 +62,11 @@ def open_results(opts: EvalOptions):
         return ResultWriter(opts.continued, opts.output_format, append=True,
                             flag="--resume" if opts.resume else "--rerun-failed",
                             sink=RunSink(parquet_path_for(opts.continued)))
+    from tasks.results.run_folder import RunFolder
     opts.out = opts.out or str(default_results_path(opts.output_format))
-    return ResultWriter(opts.out, opts.output_format, sink=RunSink(parquet_path_for(opts.out)))
+    folder = RunFolder(opts.output) if opts.output else None
+    return ResultWriter(opts.out, opts.output_format,
+                        sink=RunSink(parquet_path_for(opts.out), folder))
 
 
 def run_plan(plan, runtimes, *, on_record: Callable[[dict], None] | None = None,
@@ -79,6 +82,9 @@ def run_plan(plan, runtimes, *, on_record: Callable[[dict], None] | None = None,
     quiet_prefect_console(plan.options.verbose)
     if writer is None and finished is None and not plan.options.continued:
         writer = open_results(plan.options)  # its sink builds Parquet and stats as it writes
+    folder = writer.sink.folder if writer is not None and writer.sink is not None else None
+    if folder is not None:  # benchmark.json names the eval files and the planned tests
+        folder.plan([s.path for s in plan.suites], len(plan.jobs))
     launch = Launch(plan=plan, runtimes=runtimes, writer=writer, finished=finished,
                     on_record=on_record, started=started, remote=remote)
     try:

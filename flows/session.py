@@ -25,7 +25,7 @@ from tasks.plan.expand import Job
 from tasks.engine.head_start import local_job_runner
 from tasks.engine.jobs import JobRunner, Record
 from tasks.results.ledger import RunLedger
-from tasks.plan.plan import EvalOptions, Plan, build_plan, file_worker_caps
+from tasks.plan.plan import EvalOptions, Plan, build_plan
 from tasks.engine.case_runner import CaseRunner, TargetRuntime
 from tasks.engine.runtime import build_runtimes, close_runtimes
 from tasks.plan.outputs import default_results_path
@@ -167,7 +167,7 @@ class RunSession:
         self._closers.append(close)
 
     def file_caps(self) -> dict[str, int]:
-        return file_worker_caps([s.path for s in self.plan.suites], self.plan.workers)
+        return self.plan.file_caps()
 
     def pending(self) -> list[Job]:
         done = self.ledger.done_keys

@@ -11,6 +11,7 @@ from typing import List, Optional
 
 import typer
 
+from flows.cli.argv import agentv_argv
 from flows.cli.output import fail, setup_logging
 from providers.errors import ConfigError
 
@@ -44,44 +45,6 @@ def main_options(version: bool = typer.Option(
     """agentv: evaluate AI agents and LLM apps with AgentV eval suites on Prefect."""
 
 
-OPTIONAL_VALUE_FLAGS = {"--dump-prompts": ".agentv/prompts", "--dump-traces": ".agentv/traces",
-                        "--resume": "", "--rerun-failed": ""}
-RESULTS_FLAGS = ("--resume", "--rerun-failed")  # their value: an existing results file
-EVAL_SUFFIXES = (".yaml", ".yml", ".jsonl")
-
-
-def _is_results_file(token: str) -> bool:
-    """An existing results file: empty (``kill -9`` before the first record) or holding
-    ``case_key`` in its first record (JSONL or YAML)."""
-    try:
-        with open(token, encoding="utf-8", errors="replace") as fh:
-            head = fh.read(64 * 1024)
-    except OSError:
-        return False
-    return not head.strip() or "case_key" in head
-
-
-def _takes_value(flag: str, token: str | None) -> bool:
-    if token is None or token.startswith("-"):
-        return False
-    if flag in RESULTS_FLAGS:
-        return _is_results_file(token)
-    return not token.endswith(EVAL_SUFFIXES) and not any(c in token for c in "*?[")
-
-
-def expand_optional_values(argv: list[str]) -> list[str]:
-    """``--dump-prompts`` / ``--dump-traces`` / ``--resume`` / ``--rerun-failed`` take an
-    optional value (the last two: the newest results file, ``latest``)."""
-    out: list[str] = []
-    for i, arg in enumerate(argv):
-        out.append(arg)
-        if arg in OPTIONAL_VALUE_FLAGS:
-            nxt = argv[i + 1] if i + 1 < len(argv) else None
-            if not _takes_value(arg, nxt):
-                out.append(OPTIONAL_VALUE_FLAGS[arg] or "latest")
-    return out
-
-
 @app.command("eval")
 def eval_command(
     paths: List[str] = typer.Argument(..., metavar="PATHS...",
@@ -96,6 +59,9 @@ def eval_command(
         help="Concurrent cases, 1-50 (default: the target's workers setting, else 1)."),
     out: Optional[str] = typer.Option(None, metavar="FILE",
         help="Results file (default .agentv/results/)."),
+    output: Optional[str] = typer.Option(None, "--output", "-o", metavar="DIR",
+        help="AgentV 4.x's run folder: DIR/index.jsonl (the results), per-test folders, "
+        "benchmark.json, timing.json."),
     output_format: Optional[str] = typer.Option(
         None, "--output-format", "--format", metavar="jsonl|yaml",
         help="jsonl or yaml (default: from --out's extension, else jsonl)."),
@@ -291,7 +257,7 @@ def main(argv: list[str] | None = None) -> None:
     from tasks.load.redact import scrub_console
     with secrets.scope() as registry:  # the command's secrets: what its loading registers
         scrub_console(registry)  # whatever reaches the terminal is scrubbed of them
-        args = expand_optional_values(sys.argv[1:] if argv is None else argv)
+        args = agentv_argv(sys.argv[1:] if argv is None else argv)
         app(args=args, prog_name="agentv")
 
 

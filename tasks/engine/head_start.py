@@ -19,7 +19,7 @@ from typing import Protocol
 from tasks.plan.batching import batching_targets, run_batches
 from tasks.plan.expand import Job
 from tasks.engine.jobs import Budget, JobRunner, LocalLimits, Record, RunControl
-from tasks.plan.plan import Plan, file_worker_caps
+from tasks.plan.plan import Plan
 from tasks.engine.case_runner import RunOptions, TargetRuntime
 
 class Ledger(Protocol):
@@ -42,7 +42,7 @@ def local_job_runner(plan: Plan, runtimes: dict[str, TargetRuntime],
     options = RunOptions(include_trace=opts.include_trace, dump_prompts=opts.dump_prompts,
                          dump_traces=opts.dump_traces, thresholds=plan.thresholds,
                          keep_workspaces=plan.keep_workspaces)
-    caps = file_worker_caps([s.path for s in plan.suites], plan.workers)
+    caps = plan.file_caps()
     budget = Budget(opts.budget_usd) if opts.budget_usd is not None else None
     return JobRunner.for_targets(runtimes, options, LocalLimits(plan.workers, caps),
                                  ledger.control, ledger.record_finished, budget)

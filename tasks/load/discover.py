@@ -81,7 +81,7 @@ def _looks_like_eval(path: Path) -> bool:
     """Eval YAML, or a JSONL dataset — not a results file, not a sidecar."""
     from tasks.load.generation import has_v4_name, is_v4_tests_file, looks_v4_text
     if path.suffix == ".jsonl":  # a 4.x tests file runs through the suite naming it
-        return not _is_results(path) and not is_v4_tests_file(path)
+        return _is_dataset(path) and not is_v4_tests_file(path)
     if path.name in NOT_EVAL_NAMES or path.parent.name == ".agentv":
         return False
     if any(path.with_suffix(s).is_file() for s in (".jsonl",)):
@@ -96,6 +96,20 @@ def _looks_like_eval(path: Path) -> bool:
     return looks_v4_text(head) and (has_v4_name(path) or path.parent.name == "evals")
 
 
+def _is_dataset(path: Path) -> bool:
+    """A JSONL dataset: its first line an eval case (an object with ``id``) — not results
+    (AgentV's ``index.jsonl``, agentv's own), not a fixture or a transcript."""
+    import json
+    if _is_results(path):
+        return False
+    try:
+        with open(path, encoding="utf-8-sig", errors="replace") as fh:
+            first = json.loads(fh.readline(65536) or "null")
+    except (OSError, ValueError):
+        return True  # a broken line: loading it names the line
+    return isinstance(first, dict) and "id" in first and "test_id" not in first
+
+
 def _is_results(path: Path) -> bool:
     """AgentV's recorded results (``*.baseline.jsonl``, agentv's own output) are not datasets."""
     if path.name.endswith((".baseline.jsonl", "-results.jsonl", ".results.jsonl")):
@@ -106,7 +120,8 @@ def _is_results(path: Path) -> bool:
     except OSError:
         return False
     return ('"candidate_answer"' in first or '"case_key"' in first
-            or '"execution_status"' in first)  # AgentV 4.x's index.jsonl
+            or '"execution_status"' in first  # AgentV 4.x's index.jsonl
+            or ('"test_id"' in first and '"score"' in first))
 
 
 def expand_eval_paths(args: list[str]) -> list[Path]:

@@ -58,6 +58,7 @@ class EvalSuite:
     format: str = EVAL_SCHEMA  # or "agentv-4"
     threshold: float | None = None  # AgentV 4.x execution.threshold (the run's --threshold)
     tags: tuple[str, ...] = ()  # the file's tags (``--tag`` / ``--exclude-tag`` select by them)
+    workers: int | None = None  # AgentV 4.x execution.workers: the file's concurrent cases
 
 
 def file_tags(value: Any, where: str) -> tuple[str, ...]:

@@ -35,6 +35,7 @@ class EvalOptions:
     target: list[str] = field(default_factory=list)  # repeatable: the case × target matrix
     workers: int | None = None  # text (the command line's) is parsed, as every number
     out: str | None = None
+    output: str | None = None  # AgentV 4.x's run folder: out = DIR/index.jsonl, and artifacts
     output_format: str = ""  # "": from --out's (or the continued file's) extension, else jsonl
     dry_run: bool = False
     dry_run_delay: float | None = None
@@ -119,6 +120,7 @@ def _outputs(o: EvalOptions) -> None:
         names = [f"--{f.replace('_', '-')}" for f in given]
         raise ConfigError(f"cannot be combined with {names[0]} (pick one way to continue a "
                           "run)", None, names[1])
+    _run_folder(o)
     explicit = o.output_format or None
     if o.continued:
         flag = "--resume" if o.resume else "--rerun-failed"
@@ -141,6 +143,24 @@ def _outputs(o: EvalOptions) -> None:
     check_file_target(o.junit, "--junit")
     check_dir_target(o.dump_prompts, "--dump-prompts")
     check_dir_target(o.dump_traces, "--dump-traces")
+
+
+def _run_folder(o: EvalOptions) -> None:
+    """``--output DIR``: the results go to DIR/index.jsonl (AgentV 4.42.4's run folder)."""
+    if not o.output:
+        return
+    from pathlib import Path
+    index = str(Path(o.output) / "index.jsonl")
+    continued = [f"--{f.replace('_', '-')}" for f in CONTINUE_FLAGS if getattr(o, f)]
+    clash = "--out" if o.out and o.out != index else next(iter(continued), None)
+    if clash:
+        raise ConfigError(f"writes its own results file (DIR/index.jsonl); drop {clash}",
+                          o.output, "--output")
+    if (o.output_format or "jsonl") != "jsonl":
+        raise ConfigError("a run folder's results are JSONL (index.jsonl)", o.output_format,
+                          "--output-format")
+    check_dir_target(o.output, "--output")
+    o.out, o.output_format = index, "jsonl"
 
 
 def _same_file(a: str, b: str) -> bool:

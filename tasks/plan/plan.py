@@ -35,6 +35,15 @@ class Plan:
     warnings: list[str] = field(default_factory=list)
     thresholds: dict[str, float] = field(default_factory=dict)  # eval file -> pass threshold
     keep_workspaces: bool = False  # --keep-workspaces, or the project config's
+    own_workers: dict[str, int] = field(default_factory=dict)  # eval file -> its workers
+
+    def file_caps(self) -> dict[str, int]:
+        """Each eval file's concurrent cases: its own ``execution.workers`` (AgentV 4.x,
+        without ``--workers``), else an even share of the run's workers."""
+        shared = [s.path for s in self.suites if s.path not in self.own_workers]
+        base = self.workers - sum(self.own_workers.values()) if self.own_workers \
+            else self.workers
+        return {**file_worker_caps(shared, max(1, base)), **self.own_workers}
 
     def record_thresholds(self) -> dict[str, float]:
         """``thresholds`` keyed by the eval file as records name it (their case_key)."""
@@ -141,12 +150,15 @@ def build_plan(opts: EvalOptions, warn: Callable[[str], None] | None = None) -> 
                           "--test-id")
     first = targets[jobs[0].target] if jobs else None
     workers = opts.workers or (first.workers if first and first.workers else 1)
-    workers = cap_workers(workers, [targets[n] for n in dict.fromkeys(j.target for j in jobs)],
-                          emit)
+    own = {} if opts.workers else {s.path: s.workers for s in suites if s.workers}
+    workers = cap_workers(workers + sum(own.values()),
+                          [targets[n] for n in dict.fromkeys(j.target for j in jobs)], emit)
+    own = {path: min(n, workers) for path, n in own.items()}
     used = [p for p, tf in files_of.files.items() if tf is not None]
     return Plan(opts, suites, targets, resolver.judges(), jobs, workers,
                 str(used[0]) if used else None, warnings, thresholds_of(suites, opts),
-                keep_workspaces=opts.keep_workspaces or _config_keeps_workspaces())
+                keep_workspaces=opts.keep_workspaces or _config_keeps_workspaces(),
+                own_workers=own)
 
 
 def _config_keeps_workspaces() -> bool:

@@ -87,7 +87,28 @@ def check_eval(path: Path, report: Report, strict: bool = False) -> None:
                warn=report.warnings.append)
 
 
+def walk_picks(path: Path) -> bool:
+    """What a directory walk checks: the eval files ``agentv eval DIR`` runs (as AgentV
+    4.42.4 picks them: ``*.eval.yaml``, ``eval.yaml``, files under ``evals/``; v2 files;
+    JSONL datasets, not results or fixtures), targets and config files."""
+    from tasks.load.discover import _looks_like_eval
+    if path.name in TARGET_NAMES or path.parent.name == ".agentv":
+        return True
+    if path.suffix != ".jsonl" and _sidecar_of(path) is not None:
+        return _looks_like_eval(path.with_suffix(".jsonl"))
+    if _looks_like_eval(path):
+        return True
+    try:
+        head = path.read_text(encoding="utf-8", errors="replace")[:4096]
+    except OSError:
+        return False
+    return any(schema in head for schema in (TARGETS_SCHEMA, CONFIG_SCHEMA))
+
+
 def validate_file(path: Path, explicit: bool, report: Report, strict: bool = False) -> None:
+    if not explicit and not walk_picks(path):
+        report.skipped.append(str(path))
+        return
     if path.suffix == ".jsonl":
         if _is_results(path):
             report.skipped.append(f"{path} (results, not a dataset)")

@@ -15,7 +15,8 @@ from tasks.load.generation import FORMAT, FORMAT_KEY
 ORDER = ("timestamp", "test_id", "suite", "category", "conversation_id", "score", "target",
          "token_usage", "cost_usd", "duration_ms", "start_time", "end_time", "scores",
          "execution_status", "error", "failure_stage", "failure_reason_code", "workspace_path",
-         "metadata")
+         "artifact_dir", "grading_path", "timing_path", "input_path", "output_path",
+         "answer_path", "response_path", "metadata")  # the paths: --output's run folder
 
 
 def written(record: dict[str, Any]) -> dict[str, Any]:

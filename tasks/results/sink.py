@@ -1,8 +1,9 @@
 """What the results writer feeds every record it writes to, so nothing waits for the end
 of the run: the Parquet file, written in row groups as records arrive (by pyarrow, on a
 writer thread: tasks/results/parquet_file.py); the statistics (``tasks.results.tally``); and
-the case table rows. ``finish`` closes the Parquet file (written under a temporary name,
-renamed when complete, so a reader never sees half a file) and returns its path.
+the case table rows; with ``--output`` the run folder (``tasks.results.run_folder``).
+``finish`` closes the Parquet file (written under a temporary name, renamed when complete, so
+a reader never sees half a file) and returns its path.
 ``RunSink.of_file`` builds the same from a results file that is already written (a merged
 or sharded run). A Parquet write that fails (disk full, a value the schema cannot hold)
 drops the Parquet file only; the results file and the statistics are unaffected.
@@ -18,6 +19,7 @@ from tasks.load.redact import redact
 from tasks.results.case_rows import CASE_ROW_KEYS, case_row
 from tasks.results.frames import iter_records, parquet_path_for, record_to_row
 from tasks.results.parquet_file import ParquetStream
+from tasks.results.run_folder import RunFolder
 from tasks.results.tally import Tally
 
 log = logging.getLogger("agentv.sink")
@@ -42,15 +44,26 @@ def _compact(row: tuple[Any, ...]) -> tuple[Any, ...]:
 class RunSink:
     """Each written record → one Parquet row, the tally, a case table row."""
 
-    def __init__(self, parquet: Path | None) -> None:
+    def __init__(self, parquet: Path | None, folder: RunFolder | None = None) -> None:
         self.parquet = ParquetStream(parquet) if parquet is not None else None
+        self.folder = folder  # --output's run folder (AgentV 4.x's layout)
         self.tally = Tally()
         self.cases: dict[tuple[str, str], list[tuple[Any, ...]]] = {}  # compact case rows
         self._finished: Path | None = None
         self.closed = False
         self.broken: str | None = None  # why the streamed statistics cannot be trusted
 
+    def linked(self, record: dict[str, Any]) -> dict[str, Any]:
+        """The record as the results file gets it (with its run-folder paths)."""
+        return self.folder.linked(record) if self.folder is not None else record
+
     def add(self, record: dict[str, Any]) -> None:
+        if self.folder is not None:
+            try:
+                self.folder.add(record)
+            except OSError as err:  # the results file has the record; the folder stops
+                log.warning("run folder %s not written further: %s", self.folder.root, err)
+                self.folder = None
         if self.broken is None:
             try:
                 self._add(record)
@@ -99,4 +112,6 @@ class RunSink:
         if not self.closed:
             self.closed = True
             self._finished = self.parquet.close() if self.parquet is not None else None
+            if self.folder is not None:
+                self.folder.finish()
         return self._finished

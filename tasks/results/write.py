@@ -117,6 +117,8 @@ class ResultWriter:
 
     def write(self, record: dict[str, Any]) -> dict[str, Any]:
         """Append one scrubbed record; returns it (what was written)."""
+        if self.sink is not None:
+            record = self.sink.linked(record)  # --output: its run-folder paths
         if self.fmt == "jsonl":  # one regex pass over the line (a walk costs 4x more)
             text = serialize(record, self.fmt)
             scrubbed = redact(text)

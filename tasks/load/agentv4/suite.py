@@ -77,7 +77,8 @@ def load_v4_suite(path: Path, data: LineDict, warn: Callable[[str], None]) -> Ev
     suite = EvalSuite(path=spath, description=str(data.get("description") or ""),
                       dataset=name, target=_suite_target(data, execution, spath),
                       has_schema=True, format=FORMAT, trials=_trials(execution),
-                      threshold=_suite_threshold(execution, spath))
+                      threshold=_suite_threshold(execution, spath),
+                      workers=_workers(execution, spath))
     suite.gates = parse_gates({k: v for k, v in execution.items()
                                if k in ("fail_on_error", "fail_under", "min_pass_rate")}, spath,
                               getattr(execution, "line_of", lambda _k: None))
@@ -112,6 +113,18 @@ def _trials(execution: dict) -> int | None:
     count = trials.get("count") if isinstance(trials, dict) else trials
     return count if isinstance(count, int) and not isinstance(count, bool) and count >= 1 \
         else None
+
+
+def _workers(execution: dict, spath: str) -> int | None:
+    """``execution.workers``: the file's concurrent cases when ``--workers`` is not given."""
+    value = execution.get("workers")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 50:
+        line = execution.line_of("workers") if isinstance(execution, LineDict) else 1
+        raise ConfigError(f"must be a whole number from 1 to 50, got {value!r}",
+                          f"{spath}:{line}", "workers")
+    return value
 
 
 def _suite_threshold(execution: dict, spath: str) -> float | None:

@@ -83,3 +83,26 @@ def test_normalized_values_and_a_rebuilt_copy_validates_the_same(tmp_path):
 def test_gates_are_read_from_the_checked_options():
     gates = EvalOptions(paths=["e.yaml"], fail_under="0.7", fail_on_error=True).gates
     assert (gates.fail_under, gates.min_pass_rate, gates.fail_on_error) == (0.7, None, True)
+
+
+def test_output_is_a_run_folder_whose_results_are_its_index(tmp_path):
+    opts = EvalOptions(paths=["e.yaml"], output=str(tmp_path / "run"))
+    assert opts.out == str(tmp_path / "run" / "index.jsonl") and opts.output_format == "jsonl"
+    again = EvalOptions(**asdict(opts))  # the flow's copy validates to the same values
+    assert again.out == opts.out
+
+
+@pytest.mark.parametrize("extra,flag", [
+    ({"out": "r.jsonl"}, "drop --out"), ({"output_format": "yaml"}, "--output-format"),
+    ({"retry_errors": "x.jsonl"}, "drop --retry-errors")])
+def test_output_refuses_a_second_results_file(tmp_path, extra, flag):
+    with pytest.raises(ConfigError) as err:
+        EvalOptions(paths=["e.yaml"], output=str(tmp_path / "run"), **extra)
+    assert flag in err.value.render()
+
+
+def test_output_that_is_a_file_is_refused(tmp_path):
+    (tmp_path / "f").write_text("")
+    with pytest.raises(ConfigError) as err:
+        EvalOptions(paths=["e.yaml"], output=str(tmp_path / "f"))
+    assert "--output: is a file; give a directory" in err.value.render()

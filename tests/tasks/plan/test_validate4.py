@@ -33,3 +33,25 @@ def test_agentv4_examples_validate_but_the_unsupported_three(monkeypatch):
     assert sorted(failed) == sorted(NOT_SUPPORTED)
     for path, error in failed.items():
         assert NOT_SUPPORTED[path] in error
+
+
+@pytest.mark.skipif(not ROOT.is_dir(), reason="shared/agentv4-examples absent")
+def test_validating_the_examples_folder_checks_what_agentv_picks(monkeypatch):
+    """A folder walk checks eval files as AgentV 4.42.4 discovers them, with targets and
+    config files: not its results (sample-runs' index.jsonl), fixture JSONL files or other
+    YAML (governance's .ai-register.yaml)."""
+    monkeypatch.chdir(ROOT)
+    report = validate_paths([str(ROOT / "examples")])
+    errors = sorted(e.split("/examples/", 1)[1] for e in report.errors)
+    assert [e.split(":", 1)[0] for e in errors] == [
+        "features/copilot-log-eval/.agentv/targets.yaml",
+        "features/multi-turn-conversation-live/evals/dataset.eval.yaml",
+        "showcase/trace-evaluation/.agentv/targets.yaml"]
+    skipped = "\n".join(report.skipped)
+    for path in ("trend/sample-runs/2026-03-01T10-00-00-000Z/index.jsonl",
+                 "offline-grader-benchmark/fixtures/setup-a.raw.jsonl",
+                 "ai-register/.ai-register.yaml"):
+        assert path in skipped
+    checked = "\n".join(report.checked)
+    assert "basic-jsonl/evals/dataset.jsonl" not in checked  # 4.x tests: its suite runs it
+    assert "workspace-artifact/evals/eval.yaml" in checked
