@@ -133,7 +133,7 @@ def _step(scan: _Scan, script: str, i: int, stack: list[str]) -> int:
         _placeholder(scan, _held_by(scan, var.group(2)), stack)
         if var.group(1) and not var.group(3):
             stack.append("b")  # ${NAME…} with an operator: what follows is not the value
-        return var.end()
+        return var.end() - i
     if top == "s":
         stack.pop() if c == "'" else frame.word.append(c)
         return 1

@@ -110,6 +110,10 @@ OWN = [
     "bash -c 'printf %s \"$1\"' bash {V}",
     "sh {V}",
     "make X={V}",
+    "sh -c 'printf %s \"$AGENTV_PROMPT\" \"$AGENTV_EVAL_ID\"'",
+    "sh -c 'eval \"$AGENTV_PROMPT\"'",
+    "sh -c 'eval \"$1\"' sh {V}",
+    "sh -c 'y=\"$AGENTV_PROMPT\"; $y'",
 ]
 SHAPES = FINDING + OWN
 PAYLOADS = [
@@ -243,3 +247,9 @@ def test_agentv_own_values_may_stand_anywhere():
                         "t.yaml:1")
     assert t.render({"OUTPUT_FILE": "/tmp/o", "ATTEMPT": "2"}, {})[2] == \
         "open(\"/tmp/o\", \"w\").write(\"2\")"
+
+
+def test_scripts_that_reference_the_variables_render_unchanged():
+    script = "printf '%s|%s' \"$AGENTV_PROMPT\" \"$AGENTV_EVAL_ID\"; x=$1; printf %s \"$x\""
+    t = CommandTemplate(f"sh -c {shlex.quote(script)} sh {{EVAL_ID}}", "t.yaml:1")
+    assert t.render({"EVAL_ID": "c"}, {}) == ["sh", "-c", script, "sh", "c"]
