@@ -18,6 +18,7 @@ from providers.process.programs import (CONTAINER_EXEC, INTERPRETERS, REMOTE, SH
                                         WRAPPERS)
 from providers.process.shape_types import DATA, Role, Shape, explain, is_assignment, refuse
 
+_XARGS_REPLACE = frozenset({"-I", "-i", "--replace", "-J"})
 __all__ = ["DATA", "Role", "Shape", "explain", "is_assignment", "roles"]
 
 
@@ -111,6 +112,9 @@ def _wrapper(words: list[str], cmd: int, name: str, found: Shape) -> None:
     sub = Shape(found.roles)
     _walk(words, i, sub)
     found.command, found.program, found.stdin_code = sub.command, sub.program, sub.stdin_code
+    if name == "xargs" and any(w.split("=")[0] in _XARGS_REPLACE or w.startswith("-I")
+                               for w in words[cmd + 1:i]):
+        found.stdin_code = f"xargs -I, which writes its input into {sub.program}'s command line"
     found.env_kept = spec.env_kept and sub.env_kept
     found.runner = sub.runner or ("" if spec.env_kept else name)
     _no_env(found, words)

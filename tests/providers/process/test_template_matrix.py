@@ -220,17 +220,23 @@ def test_refusals_name_the_safe_rewrite():
         assert rewrite in err.value.message, (template, err.value.message)
 
 
-def test_stdin_goes_only_to_programs_that_read_it_as_data():
+@pytest.mark.slow
+def test_stdin_goes_only_to_programs_that_read_it_as_data(tmp_path):
     for template in ("sh", "bash -s", "python3", "perl -", "timeout 30 node",
-                     "sh -c 'cat | sh'"):
+                     "sh -c 'cat | sh'", "xargs -I{} sh -c 'echo {}'",
+                     "sh -c 'xargs -I % sh -c \"echo %\"'"):
         with pytest.raises(ConfigError) as err:
             CliProvider(Target("agent", "cli", {"command_template": template,
                                                 "prompt_via": "stdin"}, where="t.yaml:2"))
         assert err.value.field == "prompt_via" and "code" in err.value.message
+    mark = tmp_path / "PWNED"
+    payloads = [p.replace("{MARK}", str(mark)) for p in PAYLOADS]
     for template in ("cat", "python3 -c 'import sys; print(sys.stdin.read())'",
-                     "sh -c 'cat | tr a b'", "awk '{print}'"):
-        CliProvider(Target("agent", "cli", {"command_template": template,
-                                            "prompt_via": "stdin"}, where="t.yaml:2"))
+                     "sh -c 'cat | tr a b'", "awk '{print}'", "xargs printf %s"):
+        provider = CliProvider(Target("agent", "cli", {"command_template": template,
+                                                       "prompt_via": "stdin"}, where="t.yaml:2"))
+        _run_all(provider, payloads, tmp_path)  # run for real: stdin stays data
+    assert not mark.exists()
 
 
 def test_a_batch_on_stdin_is_not_fed_to_a_shell():
