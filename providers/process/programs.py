@@ -184,6 +184,10 @@ INTERPRETERS: list[tuple[re.Pattern[str], Interpreter]] = [
         "the command's arguments", code="cC", long_code=_FS({"--command", "-Command",
                                                               "-EncodedCommand"}))),
 ]
+# programs whose every argument is a file name or plain text: a placeholder may be embedded in
+# one (AgentV 4.x's `cp fixtures/{EVAL_ID}.expected.txt {OUTPUT_FILE}`)
+DATA_PROGRAMS = frozenset({"cat", "cp", "echo", "head", "tail", "tee", "touch", "mkdir", "ls",
+                           "wc", "diff", "cmp", "basename", "dirname", "realpath", "readlink"})
 # python -m MODULE runs its arguments as code
 CODE_MODULES = frozenset({"timeit", "pdb", "code", "cProfile", "profile", "trace", "runpy"})
 # shell builtins and keywords that parse an argument again (a word that is a placeholder)

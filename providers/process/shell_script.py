@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from providers.process.command_shape import Role, explain, is_assignment, roles
-from providers.process.programs import SHELL_DECLARERS, SHELL_EVALUATORS
+from providers.process.programs import DATA_PROGRAMS, SHELL_DECLARERS, SHELL_EVALUATORS
 
 MARK = "\0"
 _SEPARATORS = set(";|&\n()")
@@ -283,7 +283,7 @@ def _refusal(role: Role, program: str, args: list[str], index: int, held: str) -
                 "\"$AGENTV_PROMPT\" in the inner script instead")
     if role.kind == "refuse":
         return explain(role, held)
-    if not is_whole(word):
+    if not is_whole(word) and program not in DATA_PROGRAMS:
         return (f"is embedded in the word {word.replace(MARK, '…')!r} of {program}, which "
                 "agentv cannot tell is data; pass \"$AGENTV_PROMPT\" as a word of its own")
     return ""

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 from providers.errors import ConfigError
 from providers.process.command_shape import explain, roles
+from providers.process.programs import DATA_PROGRAMS
 from providers.process.shell_script import (UnsafePlaceholder, env_name, is_whole, reference,
                                             render_script, requote)
 
@@ -99,7 +100,8 @@ class CommandTemplate:
             role = found.roles[index]
             if role.kind == "refuse":
                 raise ConfigError(f"{{{held}}} {explain(role, held)}", where, name)
-            if role.kind == "data" and not is_whole(_PLACEHOLDER.sub("\0", token)):
+            if role.kind == "data" and found.program not in DATA_PROGRAMS and not is_whole(
+                    _PLACEHOLDER.sub("\0", token)):
                 raise ConfigError(
                     f"{{{held}}} is embedded in the argument {token!r} of {found.program}, "
                     f"which agentv cannot tell is data; pass {{{held}}} as its own argument "

@@ -114,6 +114,8 @@ OWN = [
     "sh -c 'eval \"$AGENTV_PROMPT\"'",
     "sh -c 'eval \"$1\"' sh {V}",
     "sh -c 'y=\"$AGENTV_PROMPT\"; $y'",
+    "cat fixtures/{V}.expected.txt",  # AgentV 4.x's cp fixtures/{EVAL_ID}.expected.txt
+    "sh -c 'echo \"q: {V}\"'",
 ]
 SHAPES = FINDING + OWN
 PAYLOADS = [
