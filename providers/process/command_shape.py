@@ -29,22 +29,19 @@ def roles(words: list[str]) -> Shape:
     return found
 
 
-
-
 def _walk(words: list[str], i: int, found: Shape) -> None:
     """Roles of ``words[i:]``, a command and its arguments."""
     if i >= len(words):
         return
     name = os.path.basename(words[i])
     found.command, found.program = i, name
-    if name in WRAPPERS and not (name == "runuser" and not _has_user(words[i:])):
+    su_like = name == "runuser" and not _has_user(words[i:])  # runuser USER -c: as su
+    if name in WRAPPERS and not su_like:
         _wrapper(words, i, name, found)
-    elif name in REMOTE or (name == "runuser" and not _has_user(words[i:])):
-        remote = name in ("ssh", "autossh", "rsh", "mosh") and name
-        refuse(found, i + 1, len(words), "inside " + REMOTE.get(name, REMOTE["su"]),
-                _remote_fix(remote), remote=True)
-        if remote:
-            found.stdin_code = ""
+    elif name in REMOTE or su_like:
+        remote = name in ("ssh", "autossh", "rsh", "mosh")
+        refuse(found, i + 1, len(words), "inside " + REMOTE[name], _remote_fix(remote),
+               remote=True)
     elif name in CONTAINER_EXEC and words[i + 1:i + 2] == ["exec"]:
         _container(words, i, name, found)
     elif name in SHELLS:
@@ -62,9 +59,7 @@ def _has_user(words: list[str]) -> bool:
     return any(w in ("-u", "--user") or w.startswith(("--user=", "-u")) for w in words[1:])
 
 
-
-
-def _remote_fix(remote: str | bool) -> str:
+def _remote_fix(remote: bool) -> str:
     if remote:
         return "drop it from the remote command"
     return ("run the program directly with {P} as its own argument, or read \"$AGENTV_PROMPT\" "
