@@ -30,10 +30,11 @@ from pathlib import Path
 
 from providers.agents.output import AgentOutput, parse_output
 from providers.base import (BaseProvider, ConfigError, ProviderError, ProviderTimeout, Request,
-                            Response)
+                            Response, Target)
 from providers.agents.batch import batch_input, map_answers, parse_batch_output
 from providers.agents.cli_cwd import check_cwd, cwd_origin, resolve_cwd
-from providers.agents.cli_settings import CliSettings, load_cli_config, probe, resolve_env
+from providers.agents.cli_settings import (CliConfig, CliSettings, load_cli_config, probe,
+                                          resolve_env)
 from providers.facts import ProviderFacts
 from providers.process.supervision import TAIL, ProcessResult, ProcessTimeout, run_process
 from providers.secrets import tail
@@ -54,6 +55,7 @@ class CliProvider(BaseProvider):
         if self.config.prompt_via == "stdin" and "PROMPT" in self.config.command.uses:
             raise ConfigError("prompt_via: stdin sends the prompt on stdin; drop {PROMPT} from "
                               "command_template (or drop prompt_via)", target.where, "prompt_via")
+        stdin_check(self.config, target)
         self._env: dict[str, str] | None = None
         self.eval_dirs: list[str | None] = [None]
 
@@ -181,6 +183,23 @@ def _unique(paths) -> list[str]:
         if p:
             seen.setdefault(str(p), None)
     return list(seen)
+
+
+def stdin_check(config: CliConfig, target: Target) -> None:
+    """Stdin is data only for a program that does not read its code from it (``sh``,
+    ``python3`` without a script, ``perl -``): the prompt (``prompt_via: stdin``) and the
+    batch's cases (``provider_batching``) go there."""
+    command = config.command
+    if config.prompt_via == "stdin" and command.stdin_code:
+        raise ConfigError(f"prompt_via: stdin sends the prompt to {command.stdin_code}, so it "
+                          "would run as code; pass {PROMPT} as its own argument or read "
+                          "$AGENTV_PROMPT instead", target.where, "prompt_via")
+    batch = config.batch_command or command
+    if target.provider_batching and batch.stdin_code:
+        raise ConfigError(f"provider_batching sends the cases on stdin to {batch.stdin_code}, "
+                          "so they would run as code; run a program that reads them as data",
+                          target.where, "batch_command_template"
+                          if config.batch_command else "command_template")
 
 
 def _safe(name: str) -> str:

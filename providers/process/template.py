@@ -8,11 +8,15 @@ e.g. ``--file {path}``).
 
 Every value is also in the command's environment (``AGENTV_PROMPT``, ``AGENTV_GUIDELINES``,
 ``AGENTV_EVAL_ID``, ``AGENTV_ATTEMPT``, ``AGENTV_OUTPUT_FILE``; ``AGENTV_FILES`` /
-``AGENTV_ATTACHMENTS`` newline-separated). When the program run — past wrapper prefixes such
-as ``timeout 30``, ``env X=1``, ``nice -n 1``, ``sudo -u u`` — is a shell with a script
-(``sh -c``, ``bash -lc``), placeholders in that script become references to those variables
-(``providers.process.shell_script``), so the shell never parses a value. A placeholder inside an
-interpreter's code (``python -c``, ``node -e``, ``perl -e``...) is a configuration error.
+``AGENTV_ATTACHMENTS`` newline-separated).
+
+Safe by construction: a placeholder holding case text (``CASE_TEXT``) is accepted only where
+it is data (``providers.process.command_shape``): a whole argument (or ``--opt={P}``) of a
+program agentv does not know to interpret it, past wrappers such as ``timeout 30``,
+``env X=1``; or inside a ``sh``/``bash -c`` script, where it becomes a quoted reference to
+its ``$AGENTV_*`` variable (``providers.process.shell_script``). Anywhere else (an
+interpreter's code or options, the program name, a remote or privilege wrapper, an argument
+it is embedded in) is a configuration error that names the safe rewrite.
 """
 from __future__ import annotations
 
@@ -22,13 +26,16 @@ import shlex
 from dataclasses import dataclass, field
 
 from providers.errors import ConfigError
-from providers.process.command_shape import Shape, shape
-from providers.process.shell_script import (UnsafePlaceholder, env_name, reference, render_script,
-                                    requote)
+from providers.process.command_shape import explain, roles
+from providers.process.programs import DATA_PROGRAMS
+from providers.process.shell_script import (UnsafePlaceholder, env_name, is_whole, reference,
+                                            render_script, requote)
 
 PLACEHOLDERS = ("PROMPT", "GUIDELINES", "EVAL_ID", "ATTEMPT", "FILES", "ATTACHMENTS",
                 "OUTPUT_FILE")
 LIST_PLACEHOLDERS = ("FILES", "ATTACHMENTS")
+# placeholders whose values come from the case (ATTEMPT and OUTPUT_FILE are agentv's own)
+CASE_TEXT = ("PROMPT", "GUIDELINES", "EVAL_ID", "FILES", "ATTACHMENTS")
 FILE_FIELDS = ("path", "basename")
 _PLACEHOLDER = re.compile(r"\{([A-Z][A-Z0-9_]*)\}")
 _FILE_FIELD = re.compile(r"\{([a-z][a-z0-9_]*)\}")
@@ -50,7 +57,13 @@ class FileFormat:
             if m.group(1) not in FILE_FIELDS:
                 raise ConfigError(f"unknown placeholder {{{m.group(1)}}} (known: {{path}}, "
                                   "{basename})", where, name)
-        return cls(text, _split(text, where, name))
+        tokens = _split(text, where, name)
+        for token in tokens:  # file names come from the case: whole arguments only
+            if _FILE_FIELD.search(token) and not is_whole(_FILE_FIELD.sub("\0", token)):
+                raise ConfigError(f"{token!r} embeds a file name in a larger argument, which "
+                                  "agentv cannot tell is data; write it as its own argument "
+                                  "('--file {path}') or as '--file={path}'", where, name)
+        return cls(text, tokens)
 
     def args(self, path: str) -> list[str]:
         values = {"path": path, "basename": os.path.basename(path)}
@@ -77,21 +90,32 @@ class CommandTemplate:
         self.text = text
         self.tokens = _split(text, where, name)
         self.uses = {m.group(1) for m in _PLACEHOLDER.finditer(text)}
-        found = shape(self.tokens)
-        remote_shell_check(self.tokens, found, where, name)
+        found = roles(self.tokens)
         self.script_index = found.script
-        in_code = _PLACEHOLDER.search(self.tokens[found.code]) if found.code is not None else None
-        if in_code:
-            held = in_code.group(1)
-            raise ConfigError(f"{{{held}}} is inside {found.interpreter}'s code argument, where "
-                              "it would run as code; pass it as a separate argument after the "
-                              f"code ({found.hint}) or read ${env_name(held)} from the "
-                              "environment", where, name)
+        self.stdin_code = found.stdin_code
+        for index, token in enumerate(self.tokens):
+            held = _case_text(token)
+            if not held:
+                continue
+            role = found.roles[index]
+            if role.kind == "refuse":
+                raise ConfigError(f"{{{held}}} {explain(role, held)}", where, name)
+            if role.kind == "data" and found.program not in DATA_PROGRAMS and not is_whole(
+                    _PLACEHOLDER.sub("\0", token)):
+                raise ConfigError(
+                    f"{{{held}}} is embedded in the argument {token!r} of {found.program}, "
+                    f"which agentv cannot tell is data; pass {{{held}}} as its own argument "
+                    f"(or --option={{{held}}}), or use \"${env_name(held)}\" in a sh -c "
+                    "script", where, name)
         if self.script_index is not None:
             try:  # refuse placeholders the script would parse again (python -c, eval, sh -c)
-                self._script(self.tokens[self.script_index], {}, {})
+                _, script_stdin = self._script(self.tokens[self.script_index], {}, {}, True)
             except UnsafePlaceholder as err:
                 raise ConfigError(str(err), where, name) from None
+            self.stdin_code = self.stdin_code or script_stdin
+
+    def _tainted(self) -> dict[str, str]:
+        return script_variables(self.tokens[(self.script_index or 0) + 1:])
 
     def render(self, values: dict[str, str], files: dict[str, tuple[FileFormat, list[str]]]
                ) -> list[str]:
@@ -100,7 +124,7 @@ class CommandTemplate:
         argv: list[str] = []
         for i, token in enumerate(self.tokens):
             if i == self.script_index:
-                argv.append(self._script(token, values, files))
+                argv.append(self._script(token, values, files)[0])
                 continue
             name = token[1:-1] if _PLACEHOLDER.fullmatch(token) else None
             if name in LIST_PLACEHOLDERS:
@@ -110,40 +134,18 @@ class CommandTemplate:
             argv.append(_PLACEHOLDER.sub(lambda m: _value(m.group(1), values, files), token))
         return argv
 
-    @staticmethod
-    def _script(token: str, values: dict[str, str], files) -> str:
+    def _script(self, token: str, values: dict[str, str], files, check: bool = False
+                ) -> tuple[str, str]:
+        tainted = self._tainted() if check else {}
         def substitute(name: str, state: str) -> str:
             if name not in LIST_PLACEHOLDERS:
                 return reference(env_name(name), state)
             fmt, paths = files.get(name, (FileFormat.parse(None, "", name), []))
             text = " ".join(fmt.script_text(name, i) for i in range(1, len(paths) + 1))
             return requote(text, state) if text else ""
-        return render_script(token, _PLACEHOLDER, substitute)
-
-
-def remote_shell_check(tokens: list[str], found: Shape, where: str, name: str) -> None:
-    """Refuse placeholders that a remote shell would parse: anything after ``ssh``'s
-    destination, and a script run by ``docker exec … sh -c`` (our variables stay here)."""
-    if found.remote is not None:
-        held = next((m.group(1) for t in tokens[found.remote:] for m in _PLACEHOLDER.finditer(t)),
-                    None)
-        if held:
-            raise ConfigError(unsafe_remote(held, "ssh's remote command: ssh joins it into one "
-                                            "line that the remote shell parses as code"),
-                              where, name)
-    if found.runner and found.script is not None:
-        held_in = _PLACEHOLDER.search(tokens[found.script])
-        if held_in:
-            raise ConfigError(unsafe_remote(held_in.group(1), (
-                f"a shell script run by {found.runner}, where agentv's $AGENTV_* variables do "
-                f"not reach; pass it as an argument after the script (sh -c '… \"$1\"' sh "
-                f"{{{held_in.group(1)}}})")), where, name)
-
-
-def unsafe_remote(held: str, why: str) -> str:
-    safe = (" or send the prompt on stdin (prompt_via: stdin; 'ssh -T host agent' / "
-            "'docker exec -i …' read it)") if held == "PROMPT" else ""
-    return f"{{{held}}} is inside {why}{safe}"
+        return render_script(token, _PLACEHOLDER, substitute,
+                             (lambda held: held in CASE_TEXT) if check else lambda held: False,
+                             tainted)
 
 
 def environment(values: dict[str, str], files: dict[str, tuple[FileFormat, list[str]]]
@@ -156,6 +158,22 @@ def environment(values: dict[str, str], files: dict[str, tuple[FileFormat, list[
             env[env_name(name, i)] = path
             env[env_name(name, i, "basename")] = os.path.basename(path)
     return env
+
+
+def script_variables(after_script: list[str]) -> dict[str, str]:
+    """The variables of a ``sh -c`` script that hold case text: ``$AGENTV_PROMPT``… always,
+    ``$1``… ``$@`` when the template passes case text after the script."""
+    held = {env_name(p): p for p in CASE_TEXT}
+    passed = next((h for h in map(_case_text, after_script) if h), "")
+    if passed:
+        held.update(dict.fromkeys([*"0123456789", "@", "*"], passed))
+    return held
+
+
+def _case_text(token: str) -> str:
+    """The first placeholder in ``token`` that holds case text ("" if none)."""
+    return next((m.group(1) for m in _PLACEHOLDER.finditer(token) if m.group(1) in CASE_TEXT),
+                "")
 
 
 def _value(name: str, values: dict[str, str], files) -> str:

@@ -40,8 +40,6 @@ SHAPES = [
     "python3 -c 'import sys; sys.stdout.write(sys.argv[1])' {V}",
     "python3 -c 'import os, sys; sys.stdout.write(os.environ[sys.argv[1]])' AGENTV_{NAME}",
 ]
-if shutil.which("sudo"):
-    SHAPES.append("sudo -u root sh -c 'printf %s {V}'")
 if shutil.which("zsh"):
     SHAPES.append("zsh -c 'printf %s {V}'")
 UNSAFE = [
@@ -137,6 +135,7 @@ REMOTE = [  # the remote side's shell parses these words again: configuration er
     "kubectl exec pod -c main -- sh -c 'agent --prompt {V}'",
     "kubectl exec pod -- sh -c {V}",
     "sh -c 'ssh host agent {V}'",
+    "sudo -u root sh -c 'printf %s {V}'",  # sudo resets the environment: no $AGENTV_*
     "bash -c 'ssh -p 22 host \"agent {V}\"'",
 ]
 
