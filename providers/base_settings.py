@@ -37,15 +37,18 @@ Int = Annotated[int, BeforeValidator(_no_bool)]
 Float = Annotated[float, BeforeValidator(_finite), BeforeValidator(_no_bool)]
 
 
-def setting_field(*aliases: str, default: Any = None, secret: bool = False, description: str = "",
-            unit: str | None = None, **constraints: Any) -> Any:
+def setting_field(*aliases: str, default: Any = None, secret: bool = False, url: bool = False,
+                  description: str = "", unit: str | None = None, **constraints: Any) -> Any:
     """A settings field: the first alias is the canonical name, the rest AgentV's spellings.
 
-    ``secret=True`` marks values that must never be written (``secret_values``); ``unit``
-    documents seconds/milliseconds in the JSON Schema."""
+    ``secret=True`` marks values that must never be written, ``url=True`` a URL whose
+    userinfo and query values must not (``providers.secret_fields``); ``unit`` documents
+    seconds/milliseconds in the JSON Schema."""
     extra: dict[str, Any] = {"aliases": list(aliases)}
     if secret:
         extra["secret"] = True
+    if url:
+        extra["url"] = True
     if unit:
         extra["unit"] = unit
     return Field(default, validation_alias=AliasChoices(*aliases), description=description or None,
@@ -96,22 +99,13 @@ def alias_names(model: type[BaseModel]) -> set[str]:
     return names
 
 
-def secret_fields(model: type[BaseModel]) -> list[str]:
-    return [name for name, info in model.model_fields.items()
-            if isinstance(info.json_schema_extra, dict) and info.json_schema_extra.get("secret")]
-
-
 def secret_values(config: BaseModel | None) -> list[str]:
-    """The values of a validated settings model's secret fields (strings, or the string
-    values of a secret mapping such as ``extra_headers``)."""
-    if config is None:
-        return []
-    found: list[str] = []
-    for name in secret_fields(type(config)):
-        value = getattr(config, name, None)
-        values = value.values() if isinstance(value, dict) else [value]
-        found.extend(str(v) for v in values if isinstance(v, (str, int)) and str(v))
-    return found
+    """The values of a validated settings model's secret-bearing fields (strings, the
+    values of a secret mapping such as ``extra_headers``, a URL field's credentials; nested
+    models too): ``providers.secret_fields`` reads them off the model."""
+    from providers.secret_fields import model_secrets
+    marked, _loose = model_secrets(config)
+    return marked
 
 
 _PLAIN = {"list_type": "must be a list", "dict_type": "must be a mapping",

@@ -201,7 +201,8 @@ class LLMSettings(ProviderSettings):
     spec: ClassVar[KindSpec | None] = None
     model: str | None = setting_field(*ALIASES["model"], description="Model or deployment name")
     api_key: str | None = setting_field(*ALIASES["api_key"], secret=True, description="API key")
-    base_url: str | None = setting_field(*ALIASES["base_url"], description="http(s) endpoint")
+    base_url: str | None = setting_field(*ALIASES["base_url"], url=True,
+                                         description="http(s) endpoint")
     version: str | None = setting_field(*ALIASES["version"], description="API version (azure)")
     temperature: Float | None = setting_field("temperature", ge=0, le=2)
     max_output_tokens: Int | None = setting_field(*ALIASES["max_output_tokens"], ge=1)
