@@ -174,7 +174,9 @@ def parse_settings(model: type[BaseModel], raw: Mapping[str, Any], *, where: str
             if e.get("type") == "missing" and _deferred_field(model, key, deferred):
                 continue
             written = _written_key(loc, raw, model)
-            raise ConfigError(describe_error(e), at(written.split(".")[0]), written) from None
+            shown = {k: v for k, v in e.items() if k != "input"} if _secret_bearing(model, key) \
+                else e  # a secret's value is never echoed back ("got …")
+            raise ConfigError(describe_error(shown), at(written.split(".")[0]), written) from None
         return None
     if warn and not getattr(model, "extras_pass_through", False):
         known = alias_names(model)
@@ -184,6 +186,12 @@ def parse_settings(model: type[BaseModel], raw: Mapping[str, Any], *, where: str
     if deferred:
         return None
     return config
+
+
+def _secret_bearing(model: type[BaseModel], name: str) -> bool:
+    info = model.model_fields.get(name)
+    extra = info.json_schema_extra if info is not None else None
+    return isinstance(extra, dict) and bool(extra.get("secret") or extra.get("url"))
 
 
 def _deferred_field(model: type[BaseModel], name: str, deferred: AbstractSet[str]) -> bool:

@@ -72,11 +72,12 @@ def test_userinfo_and_an_openai_key_are_one_clear_error():
     from providers.llm.settings import OpenAISettings
     with pytest.raises(ConfigError) as err:
         parse_settings(OpenAISettings, {"model": "m", "api_key": "sk-1234567890",
-                                        "base_url": "http://u:p@127.0.0.1:9/v1"},
+                                        "base_url": "http://u:pw-123456@127.0.0.1:9/v1"},
                        where="targets.yaml:4")
     assert "Basic auth" in str(err.value) and "keep one" in str(err.value)
     assert err.value.field == "base_url"
     assert err.value.render().startswith("targets.yaml:4: base_url: has a user:password@")
+    assert "pw-123456" not in err.value.render()  # a secret-bearing value is never echoed
 
 
 def test_endpoint_split():
