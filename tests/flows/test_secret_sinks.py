@@ -231,8 +231,8 @@ def test_every_secret_bearing_field_is_masked_in_every_sink(cli, tmp_path):
     proc = cli("eval", str(tmp_path / "e.yaml"), "--out", str(out), "--verbose", "--cache",
                "--dump-prompts", str(tmp_path / "prompts"), "--dump-traces",
                str(tmp_path / "traces"), "--include-trace", "--junit",
-               str(tmp_path / "junit.xml"), cwd=tmp_path, env=env)
-    report = cli("report", str(out), cwd=tmp_path, env=env)
+               str(tmp_path / "junit.xml"), cwd=tmp_path, env=env, timeout=600)
+    report = cli("report", str(out), cwd=tmp_path, env=env, timeout=600)
     assert proc.returncode in (0, 1), proc.stderr[-3000:]  # 1: a case failed its gate
     assert report.returncode == 0, report.stderr[-3000:]
     happened(out, echo, proc.stdout + proc.stderr)
