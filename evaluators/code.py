@@ -14,11 +14,14 @@ import shlex
 from pathlib import Path
 from typing import Any, ClassVar
 
+from pydantic import Field
+
 from evaluators.base import EvalContext, Evaluator, EvaluatorResult, clamp01
 from evaluators.jsonutil import first_json_object
 from evaluators.llm_judge import clean_items
 from providers.process.environment import child_env
 from providers.process.supervision import ProcessTimeout, run_process
+from providers.secret_fields import SECRET
 from providers.secrets import cut, tail
 
 
@@ -50,7 +53,7 @@ class CodeJudge(Evaluator):
     script: str | list[str]
     cwd: str | None = None
     timeout_seconds: float = 60.0
-    env: dict[str, str] | None = None
+    env: dict[str, str] | None = Field(default=None, json_schema_extra=SECRET)  # secret values
 
     async def evaluate(self, ctx: EvalContext) -> EvaluatorResult:
         payload = judge_payload(ctx)

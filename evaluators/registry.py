@@ -103,11 +103,21 @@ def build_evaluator(config: dict[str, Any], *, base_dir: str = ".", where: str =
         raise ConfigError(f"{describe_error(first)} (evaluator '{config.get('name') or kind}')",
                           where, field) from None
     check_references(evaluator, where)
+    register_secrets(evaluator)
     extras = sorted((evaluator.model_extra or {}).keys())
     if extras and warn and not getattr(cls, "extra_keys_are_config", False):
         warn(f"{where}: unknown key(s) {', '.join(extras)} in evaluator "
              f"'{config.get('name') or kind}' (ignored)")
     return evaluator
+
+
+def register_secrets(evaluator: Evaluator) -> None:
+    """The run's registry masks the evaluator's secret-bearing fields (a code judge's
+    ``env`` values) from now on, in every sink (``providers.secret_fields``)."""
+    from providers import secrets
+    from providers.secret_fields import PLAIN, model_secrets
+    marked, loose = model_secrets(evaluator)
+    secrets.add(v for v in marked + loose if not PLAIN.match(v.strip()))
 
 
 SCRIPT_SUFFIXES = (".py", ".ts", ".js", ".mjs", ".cjs", ".sh", ".rb", ".ps1", ".pl")

@@ -161,7 +161,26 @@ def running_api() -> str | None:
     url = os.environ.get("PREFECT_API_URL") or running_url()
     if url:
         os.environ["PREFECT_API_URL"] = url
+        hide_credentials_in_ui_url(url)
     return url
+
+
+def without_credentials(url: str) -> str:
+    """``url`` without its ``user:password@``, query and fragment."""
+    parts = urllib.parse.urlsplit(url)
+    return parts._replace(netloc=parts.netloc.rpartition("@")[2], query="",
+                          fragment="").geturl()
+
+
+def hide_credentials_in_ui_url(api_url: str) -> None:
+    """Prefect prints "View at <UI URL>" and agentv the flow run's link; Prefect's UI URL
+    defaults to the API URL, credentials and all. A ``PREFECT_API_URL`` with a
+    ``user:password@`` or a query gets ``PREFECT_UI_URL`` without them (unless the user
+    set one without credentials), before Prefect reads its settings."""
+    clean = without_credentials(api_url)
+    ui = os.environ.get("PREFECT_UI_URL")
+    if clean != api_url.rstrip("?#") and (not ui or without_credentials(ui) != ui):
+        os.environ["PREFECT_UI_URL"] = clean.rstrip("/").removesuffix("/api")
 
 
 @contextmanager
@@ -181,6 +200,7 @@ def ensure_api(log=print) -> str | None:
     for key, value in QUIET_ENV.items():
         os.environ.setdefault(key, value)
     if os.environ.get("PREFECT_API_URL"):
+        hide_credentials_in_ui_url(os.environ["PREFECT_API_URL"])
         return _answering(os.environ["PREFECT_API_URL"])
     try:
         with _start_lock():  # two runs starting at once share one server

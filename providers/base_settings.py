@@ -37,15 +37,18 @@ Int = Annotated[int, BeforeValidator(_no_bool)]
 Float = Annotated[float, BeforeValidator(_finite), BeforeValidator(_no_bool)]
 
 
-def setting_field(*aliases: str, default: Any = None, secret: bool = False, description: str = "",
-            unit: str | None = None, **constraints: Any) -> Any:
+def setting_field(*aliases: str, default: Any = None, secret: bool = False, url: bool = False,
+                  description: str = "", unit: str | None = None, **constraints: Any) -> Any:
     """A settings field: the first alias is the canonical name, the rest AgentV's spellings.
 
-    ``secret=True`` marks values that must never be written (``secret_values``); ``unit``
-    documents seconds/milliseconds in the JSON Schema."""
+    ``secret=True`` marks values that must never be written, ``url=True`` a URL whose
+    userinfo and query values must not (``providers.secret_fields``); ``unit`` documents
+    seconds/milliseconds in the JSON Schema."""
     extra: dict[str, Any] = {"aliases": list(aliases)}
     if secret:
         extra["secret"] = True
+    if url:
+        extra["url"] = True
     if unit:
         extra["unit"] = unit
     return Field(default, validation_alias=AliasChoices(*aliases), description=description or None,
@@ -96,22 +99,13 @@ def alias_names(model: type[BaseModel]) -> set[str]:
     return names
 
 
-def secret_fields(model: type[BaseModel]) -> list[str]:
-    return [name for name, info in model.model_fields.items()
-            if isinstance(info.json_schema_extra, dict) and info.json_schema_extra.get("secret")]
-
-
 def secret_values(config: BaseModel | None) -> list[str]:
-    """The values of a validated settings model's secret fields (strings, or the string
-    values of a secret mapping such as ``extra_headers``)."""
-    if config is None:
-        return []
-    found: list[str] = []
-    for name in secret_fields(type(config)):
-        value = getattr(config, name, None)
-        values = value.values() if isinstance(value, dict) else [value]
-        found.extend(str(v) for v in values if isinstance(v, (str, int)) and str(v))
-    return found
+    """The values of a validated settings model's secret-bearing fields (strings, the
+    values of a secret mapping such as ``extra_headers``, a URL field's credentials; nested
+    models too): ``providers.secret_fields`` reads them off the model."""
+    from providers.secret_fields import model_secrets
+    marked, _loose = model_secrets(config)
+    return marked
 
 
 _PLAIN = {"list_type": "must be a list", "dict_type": "must be a mapping",
@@ -180,7 +174,9 @@ def parse_settings(model: type[BaseModel], raw: Mapping[str, Any], *, where: str
             if e.get("type") == "missing" and _deferred_field(model, key, deferred):
                 continue
             written = _written_key(loc, raw, model)
-            raise ConfigError(describe_error(e), at(written.split(".")[0]), written) from None
+            shown = {k: v for k, v in e.items() if k != "input"} if _secret_bearing(model, key) \
+                else e  # a secret's value is never echoed back ("got …")
+            raise ConfigError(describe_error(shown), at(written.split(".")[0]), written) from None
         return None
     if warn and not getattr(model, "extras_pass_through", False):
         known = alias_names(model)
@@ -190,6 +186,12 @@ def parse_settings(model: type[BaseModel], raw: Mapping[str, Any], *, where: str
     if deferred:
         return None
     return config
+
+
+def _secret_bearing(model: type[BaseModel], name: str) -> bool:
+    info = model.model_fields.get(name)
+    extra = info.json_schema_extra if info is not None else None
+    return isinstance(extra, dict) and bool(extra.get("secret") or extra.get("url"))
 
 
 def _deferred_field(model: type[BaseModel], name: str, deferred: AbstractSet[str]) -> bool:

@@ -53,7 +53,7 @@ def _root() -> bool:
 class ClaudeSettings(AgentCliSettings):
     presets: ClassVar[dict[str, list[str]] | None] = PRESETS
 
-    base_url: str | None = setting_field("base_url", "endpoint",
+    base_url: str | None = setting_field("base_url", "endpoint", url=True,
                                          description="an Anthropic Messages API endpoint")
     api_key: str | None = setting_field("api_key", secret=True)
     bearer_token: str | None = setting_field("bearer_token", secret=True)

@@ -225,7 +225,7 @@ def _file_format(value: Any, name: str) -> Any:
 class HealthcheckSettings(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True, allow_inf_nan=False)
     type: Literal["http", "command"] | None = None  # AgentV 4.x leaves it out: from url/command
-    url: str | None = None
+    url: str | None = setting_field("url", url=True)
     command_template: str | None = setting_field("command_template", "commandTemplate", "command")
     cwd: str | None = None
     timeout_seconds: Float | None = base_seconds("timeout_seconds", "timeoutSeconds")

@@ -50,7 +50,7 @@ class CopilotSettings(AgentCliSettings):
 
     subprovider: Literal["openai", "azure", "anthropic"] | None = setting_field(
         "subprovider", description="bring-your-own provider type")
-    base_url: str | None = setting_field("base_url", "endpoint")
+    base_url: str | None = setting_field("base_url", "endpoint", url=True)
     api_key: str | None = setting_field("api_key", secret=True)
     bearer_token: str | None = setting_field("bearer_token", secret=True)
     api_version: str | None = setting_field("api_version")

@@ -49,7 +49,7 @@ class PiSettings(AgentCliSettings):
     subprovider: str | None = setting_field("subprovider", description="pi's --provider")
     thinking: Thinking | None = setting_field("thinking", "pi_thinking")
     tools: str | list[str] | None = setting_field("tools", "pi_tools")
-    base_url: str | None = setting_field("base_url", "endpoint")
+    base_url: str | None = setting_field("base_url", "endpoint", url=True)
     api_key: str | None = setting_field("api_key", secret=True)
     api_format: Literal["completions", "responses", "messages"] | None = setting_field(
         "api_format")

@@ -99,7 +99,7 @@ class AnthropicHTTPProvider(WireProvider, AnthropicProvider):
         return self._shape
 
     def url(self) -> str:
-        base = (self.config.api_base or DEFAULT_BASE).rstrip("/")
+        base = self.base(DEFAULT_BASE)
         if base.endswith("/v1/messages"):
             return base
         return f"{base}/messages" if base.endswith("/v1") else f"{base}/v1/messages"

@@ -85,7 +85,7 @@ class GeminiHTTPProvider(WireProvider, GeminiProvider):
         return self._thinking
 
     def url(self) -> str:
-        base = (self.config.api_base or DEFAULT_BASE).rstrip("/")
+        base = self.base(DEFAULT_BASE)
         return f"{base}/models/{self.model_name}:generateContent"
 
     def auth_headers(self) -> dict[str, str]:

@@ -120,7 +120,7 @@ class OpenAIHTTPProvider(ChatCompletionsWire, OpenAIProvider):
         return self.config.api_base is None
 
     def url(self) -> str:
-        return f"{(self.config.api_base or DEFAULT_BASE).rstrip('/')}/chat/completions"
+        return f"{self.base(DEFAULT_BASE)}/chat/completions"
 
     def auth_headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.config.api_key or self.placeholder_key}"}
@@ -135,7 +135,7 @@ class AzureHTTPProvider(ChatCompletionsWire, AzureProvider):
 
     def url(self) -> str:
         c = self.config
-        endpoint = (c.api_base or "").rstrip("/").removesuffix("/openai")
+        endpoint = self.base("").removesuffix("/openai")
         return (f"{endpoint}/openai/deployments/{self.model_name}/chat/completions"
                 f"?api-version={c.api_version}")
 

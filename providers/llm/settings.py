@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Mapping
 from urllib.parse import urlparse
 
-from pydantic import field_validator
+from pydantic import ValidationInfo, field_validator
 
 from providers.base import ConfigError, Target
 from providers.base_settings import Float, Int, ProviderSettings, seconds, setting_field
@@ -201,7 +201,8 @@ class LLMSettings(ProviderSettings):
     spec: ClassVar[KindSpec | None] = None
     model: str | None = setting_field(*ALIASES["model"], description="Model or deployment name")
     api_key: str | None = setting_field(*ALIASES["api_key"], secret=True, description="API key")
-    base_url: str | None = setting_field(*ALIASES["base_url"], description="http(s) endpoint")
+    base_url: str | None = setting_field(*ALIASES["base_url"], url=True,
+                                         description="http(s) endpoint")
     version: str | None = setting_field(*ALIASES["version"], description="API version (azure)")
     temperature: Float | None = setting_field("temperature", ge=0, le=2)
     max_output_tokens: Int | None = setting_field(*ALIASES["max_output_tokens"], ge=1)
@@ -265,6 +266,17 @@ class GeminiSettings(LLMSettings):
 
 class OpenAISettings(LLMSettings):
     kind: ClassVar[str] = "openai"
+
+    @field_validator("base_url")
+    @classmethod
+    def _one_authorization(cls, value: str | None, info: ValidationInfo) -> str | None:
+        """A base_url's ``user:password@`` is sent as Basic auth, in the header the key's
+        ``Bearer`` goes in: both at once cannot be sent."""
+        if value and info.data.get("api_key") and "@" in urlparse(value).netloc:
+            raise ValueError("has a user:password@ (sent as HTTP Basic auth) and api_key is "
+                             "set (sent as Bearer): both need the Authorization header; "
+                             "keep one")
+        return value
 
 
 class LiteLLMSettings(LLMSettings):

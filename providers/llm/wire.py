@@ -23,11 +23,13 @@ import logging
 import time
 from abc import abstractmethod
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from providers.base import (ConfigError, ProviderError, ProviderTimeout, Request, Response,
                             Target, Usage)
 from providers.llm.litellm_route import LLMProvider
+from providers.llm.endpoint import Endpoint
 from providers.llm.errors import http_error, malformed
 from providers.llm.prices import TokenCounts, cost_usd, warm
 
@@ -102,9 +104,29 @@ class WireProvider(LLMProvider):
             raise ConfigError("must name a model", self.target.where, "model")
         warm()  # its replies are priced: the price map is read while the run starts
 
+    @cached_property
+    def endpoint(self) -> Endpoint | None:
+        """The target's ``base_url`` split into base, query and Basic auth (None: default)."""
+        base = self.config.api_base
+        return Endpoint.parse(base) if base else None
+
+    def base(self, default: str) -> str:
+        """Where the route's path goes: ``base_url`` without userinfo and query, else
+        the vendor's own ``default``."""
+        endpoint = self.endpoint
+        return endpoint.base if endpoint is not None else default.rstrip("/")
+
+    def full_url(self) -> str:
+        """``url()`` with the ``base_url``'s query parameters after the path."""
+        endpoint = self.endpoint
+        return endpoint.url(self.url()) if endpoint is not None else self.url()
+
     def headers(self, params: dict[str, Any]) -> dict[str, str]:
         extra = params.get("extra_headers") or {}
-        return {**{str(k): str(v) for k, v in extra.items()}, **self.auth_headers()}
+        endpoint = self.endpoint
+        basic = {"Authorization": endpoint.authorization} \
+            if endpoint is not None and endpoint.authorization else {}
+        return {**{str(k): str(v) for k, v in extra.items()}, **self.auth_headers(), **basic}
 
     def _session(self):
         import aiohttp
@@ -122,10 +144,11 @@ class WireProvider(LLMProvider):
         body = json.dumps(self.body(params)).encode()
         headers = {"Content-Type": "application/json", **self.headers(params)}
         label = f"{self.name} ({self.model_name})"
+        url = self.full_url()
         started = time.perf_counter()
         try:
             async with asyncio.timeout(c.timeout_s):
-                async with self._session().post(self.url(), data=body, headers=headers) as resp:
+                async with self._session().post(url, data=body, headers=headers) as resp:
                     raw = await resp.read()
                     status, resp_headers = resp.status, resp.headers
         except asyncio.CancelledError:

@@ -71,7 +71,10 @@ return #due"""
 
 
 def split_url(url: str) -> tuple[str, str]:
-    """``redis://host:port/db#name`` → (connection URL, mailbox name)."""
+    """``redis://host:port/db#name`` → (connection URL, mailbox name). The URL's password
+    is registered as a secret of this context's run first (masked in every output)."""
+    from tasks.load.redact import register_url
+    register_url(url)
     parts = urlsplit(url)
     if parts.scheme not in ("redis", "rediss", "unix") or not parts.fragment:
         raise ValueError(f"a mailbox URL looks like redis://HOST:PORT/DB#NAME, got {url!r}")

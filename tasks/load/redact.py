@@ -28,13 +28,14 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from providers import secrets as _registry
+from providers.secret_fields import PLAIN, url_secrets
 from providers.secrets import MASK, SecretRegistry  # noqa: F401
 from providers.secrets import scrub as redact, scrub_obj as redact_obj  # noqa: F401
 
 SECRET_NAME = re.compile(r"key|token|secret|password|passwd|credential|auth", re.I)
 _INTERP = re.compile(r"\$\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 _ENV_NAME = re.compile(r"^[A-Z_][A-Z0-9_]*$")
-_PLAIN = re.compile(r"^(?:[-+]?\d+(?:\.\d+)?|true|false|yes|no|null|none|on|off)$", re.I)
+_PLAIN = PLAIN  # numbers and booleans are never secrets
 MIN_PLAIN_LENGTH = 8
 MIN_ENV_SECRET_LENGTH = 6
 _SECRET_PARTS = ("KEY", "TOKEN", "TOKENS", "SECRET", "SECRETS", "PASSWORD", "PASSWD",
@@ -97,19 +98,9 @@ def _walk(value: Any, key: str, env, marked: list[str], loose: list[str]) -> Non
     if secret_key and not names:
         marked.append(value)
     if "://" in value:
-        marked.extend(url_secrets(value))
-
-
-def url_secrets(url: str) -> list[str]:
-    """A URL's password and the values of its secret-looking query parameters (?token=…)."""
-    from urllib.parse import parse_qsl, urlsplit
-    try:
-        parts = urlsplit(url.strip())
-        found = [parts.password] if parts.password else []
-    except ValueError:
-        return []
-    found += [v for k, v in parse_qsl(parts.query) if SECRET_NAME.search(k) or k in ("sig", "code")]
-    return [v for v in found if v and not _INTERP.search(v)]
+        more, maybe = url_secrets(value)
+        marked.extend(more)
+        loose.extend(maybe)
 
 
 def targets_file_values(entries: Iterable[dict[str, Any]],
@@ -161,8 +152,19 @@ def secret_env_value(value: str) -> bool:
 
 
 def register_environment(env=None) -> None:
+    """Secret-named variables' values, and every URL-valued variable's credentials
+    (``PREFECT_API_URL=https://user:pass@host/api``, ``REDIS_URL=redis://:pass@host``)."""
     env = os.environ if env is None else env
     register(v for k, v in env.items() if secret_env_name(k) and secret_env_value(v))
+    register_url(*(v for v in env.values() if "://" in v))
+
+
+def register_url(*urls: str) -> None:
+    """A URL's userinfo, password and query values (``providers.secret_fields``)."""
+    for url in urls:
+        marked, loose = url_secrets(url)
+        register(marked)
+        register_loose(loose)
 
 
 class BoundScrubber:
