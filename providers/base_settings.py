@@ -249,6 +249,8 @@ def parse_settings(model: type[BaseModel], raw: Mapping[str, Any], *, where: str
             if e.get("type") == "missing" and _deferred_field(model, key, deferred):
                 continue
             written = _written_key(loc, raw, model)
+            if any(f.field.split(".")[0] == written.split(".")[0] for f in found):
+                continue  # one error per key (a list's first bad item)
             found.append(ConfigError(describe_error(e), at(written.split(".")[0]), written))
         if found:  # every error of the mapping at once
             raise (found[0] if len(found) == 1 else ConfigErrors(found)) from None

@@ -132,11 +132,11 @@ class CaseRef:
     __slots__ = ("store", "index", "id", "file", "line", "target", "trials", "judged")
 
     def __init__(self, store: CaseStore, index: int, case: EvalCase) -> None:
-        from evaluators.base import needs_judge
+        from tasks.load.eval_case import asks_judge
         self.store, self.index = store, index
         self.id, self.file, self.line = sys.intern(case.id), case.file, case.line
         self.target, self.trials = case.target, case.trials
-        self.judged = any(needs_judge(e) for e in case.evaluators)  # asks the judge
+        self.judged = asks_judge(case.evaluators)
 
     @property
     def where(self) -> str:

@@ -215,13 +215,14 @@ def load_targets(path: Path, warn: Callable[[str], None]) -> TargetsFile:
                                   f"{tf.entries[te.name].entry.line})", f"{spath}:{entry.line}",
                                   "name")
             tf.entries[te.name] = te
+    written = [e["name"] for e in data["targets"] if isinstance(e, dict)
+               and isinstance(e.get("name"), str)]  # invalid ones too: said already
     for te in tf.entries.values():
         judge = te.entry.get("judge_target")
         with errors.check():
-            if judge is not None and judge not in tf.entries:
-                raise ConfigError(f"unknown judge_target '{judge}'"
-                                  f"{did_you_mean(judge, tf.entries)} (known: "
-                                  f"{', '.join(tf.names())})", te.at("judge_target"),
+            if judge is not None and judge not in written:
+                raise ConfigError(f"unknown judge_target '{judge}'{did_you_mean(judge, written)}"
+                                  f" (known: {', '.join(written)})", te.at("judge_target"),
                                   "judge_target")
     errors.raise_any()
     return tf
@@ -246,7 +247,8 @@ def _entry(entry: Any, spath: str, line: int, warn: Callable[[str], None]) -> Ta
     for key, value in entry.items():
         if key not in STRUCTURAL:
             te.settings[key], te.lines[key] = value, entry.line_of(key)
-    nested = entry.get("settings") if isinstance(entry.get("settings"), LineDict) else LineDict()
+    given = entry.get("settings")
+    nested = given if isinstance(given, LineDict) else LineDict()
     for key, value in nested.items():
         if key == "provider_batching":  # structural, as AgentV's own files write it
             continue

@@ -1,6 +1,7 @@
 """Every LLM evaluator has a judge before the first case: ``llm_judge``, ``rubric``,
 case-level ``rubrics``, 4.x ``criteria`` / ``llm-grader`` and LLM aggregators ask the case's
-judge — the target's ``judge_target``, else the target itself. An agent target (a coding-agent
+judge (a v2 file's implicit default ``llm_judge`` is left to the run, as AgentV's examples
+rely on it) — the target's ``judge_target``, else the target itself. An agent target (a coding-agent
 CLI) cannot judge, so one without ``judge_target`` whose cases use an LLM evaluator is a
 configuration error in ``validate``, ``--dry-run`` and the run alike, saying how to fix it."""
 from __future__ import annotations
@@ -19,10 +20,12 @@ def _is_agent(provider: str) -> bool:
 
 
 def _judged(case: Any) -> bool:
+    if getattr(case, "format", None) == "agentv-4":  # 4.x: grader_target not yet read
+        return False
     judged = getattr(case, "judged", None)
     if judged is None:  # an EvalCase (AgentV 4.x files keep them built)
-        from evaluators.base import needs_judge
-        judged = any(needs_judge(e) for e in case.evaluators)
+        from tasks.load.eval_case import asks_judge
+        judged = asks_judge(case.evaluators)
     return bool(judged)
 
 
@@ -43,8 +46,7 @@ def judge_errors(jobs: Iterable[Any], resolver: Any) -> list[ConfigError]:
         first = judged[0]
         errors.append(ConfigError(
             f"target '{key}' ({found[0]}) is an agent and cannot judge, but {len(judged)} "
-            f"case(s) use an LLM evaluator (llm_judge, rubric(s), criteria, llm-grader; the "
-            f"default evaluator is one), first '{first.id}' at {first.file}:{first.line}; add "
+            f"case(s) use an LLM evaluator (llm_judge, rubric(s), criteria, llm-grader), first '{first.id}' at {first.file}:{first.line}; add "
             f"'judge_target: <an LLM target>' to target '{key}', or score those cases without "
             "a judge", found[1], "judge_target"))
     return errors
