@@ -39,7 +39,7 @@ def run_eval(opts: EvalOptions, *, on_record: Callable[[dict], None] | None = No
     quiet_prefect_console(opts.verbose)
     with secrets.scope(), sigterm_held(opts.task_runner != "dask"):  # preload inherits it
         preload_if_api_ready()  # a server answers: import Prefect while files are validated
-        fresh = bool(opts.continued) and not os.path.exists(opts.continued)
+        fresh = bool(opts.continued) and not os.path.exists(opts.continued or "")
         writer = open_results(opts)
         try:
             finished = earlier_records(opts, log, fresh)

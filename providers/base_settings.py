@@ -242,14 +242,14 @@ def parse_settings(model: type[BaseModel], raw: Mapping[str, Any], *, where: str
     try:
         config = model.model_validate(data, context=context)
     except ValidationError as err:
-        found = []
+        found: list[ConfigError] = []
         for e in err.errors():
             loc = e.get("loc", ())
             key = str(loc[0]) if loc else ""
             if e.get("type") == "missing" and _deferred_field(model, key, deferred):
                 continue
             written = _written_key(loc, raw, model)
-            if any(f.field.split(".")[0] == written.split(".")[0] for f in found):
+            if any((f.field or "").split(".")[0] == written.split(".")[0] for f in found):
                 continue  # one error per key (a list's first bad item)
             found.append(ConfigError(describe_error(e), at(written.split(".")[0]), written))
         if found:  # every error of the mapping at once

@@ -242,7 +242,8 @@ def _file_keys(suite: EvalSuite, data: LineDict, p: Path, fpath: str) -> None:
         suite.description = _str_field(data, "description", fpath)
     with errors.check():
         suite.dataset = _str_field(data, "dataset", fpath) or p.stem.removesuffix(".test")
-    execution = data.get("execution") if isinstance(data.get("execution"), dict) else {}
+    given = data.get("execution")
+    execution: dict = given if isinstance(given, dict) else {}
     parts = {"target": lambda: _target(execution, fpath) or _target(data, fpath),
              "trials": lambda: _trials(data, fpath) or _trials(execution, fpath),
              "gates": lambda: parse_gates(execution, fpath,
@@ -263,7 +264,7 @@ def _validated_cases(raw_cases: list, lines: list[int] | None, spath: str, suite
     go: what is kept is the packed case and a ``CaseRef``."""
     store = CaseStore(lambda raw, line: parse_case(raw, spath, line, suite, defaults, _quiet))
     seen: dict[str, int] = {}
-    refs = []
+    refs: list[CaseRef] = []
     errors = ErrorCollector()  # every case's errors at once
     for i in range(len(raw_cases)):
         line = lines[i] if lines else _line_of(raw_cases, i)

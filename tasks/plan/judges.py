@@ -46,7 +46,8 @@ def judge_errors(jobs: Iterable[Any], resolver: Any) -> list[ConfigError]:
         first = judged[0]
         errors.append(ConfigError(
             f"target '{key}' ({found[0]}) is an agent and cannot judge, but {len(judged)} "
-            f"case(s) use an LLM evaluator (llm_judge, rubric(s), criteria, llm-grader), first '{first.id}' at {first.file}:{first.line}; add "
+            f"case(s) use an LLM evaluator (llm_judge, rubric(s), criteria, llm-grader), "
+            f"first '{first.id}' at {first.file}:{first.line}; add "
             f"'judge_target: <an LLM target>' to target '{key}', or score those cases without "
             "a judge", found[1], "judge_target"))
     return errors
