@@ -105,7 +105,7 @@ def test_validate_verdict_equals_the_runs_on_agentv_examples(path):
 def test_eval_dry_run_accepts_every_agentv_example(cli, tmp_path):
     files = [str(p) for p in _example_eval_files()
              if str(p).split("agentv-examples/")[-1] not in UNRUNNABLE]
-    assert len(files) >= 20
+    assert len(files) >= 19  # 20 examples, less the unrunnable one
     proc = cli("eval", *files, "--dry-run", "--out", str(tmp_path / "r.jsonl"), cwd=tmp_path,
                timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
