@@ -10,19 +10,25 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
+
+from providers.base_settings import NumbersNotText
 
 from evaluators.base import EvalContext, Evaluator, EvaluatorResult, run_evaluator
 from evaluators.outcome4 import grader_verdict
 
 
-class Aggregator(BaseModel):
+class Aggregator(NumbersNotText):
     type: Literal["weighted_average", "threshold", "code_grader", "llm_grader"] = \
         "weighted_average"
     weights: dict[str, float] | None = None
     threshold: float = Field(default=0.5, ge=0, le=1)
     path: str | list[str] | None = None  # code_grader: the command
     prompt: str | None = None  # llm_grader: inline text or a prompt file
+
+    @property
+    def uses_judge(self) -> bool:
+        return self.type == "llm_grader"
 
 
 class AssertSet(Evaluator):

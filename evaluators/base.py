@@ -15,6 +15,8 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from providers.base_settings import NumbersNotText
+
 from providers.base import Provider, Usage
 from providers.secrets import cut
 from providers.trace import TraceEvent
@@ -121,11 +123,12 @@ class EvaluatorResult:
         return out
 
 
-class Evaluator(BaseModel):
+class Evaluator(NumbersNotText):
     """Base class: subclasses set ``kind`` and declare their YAML config as fields."""
 
     model_config = ConfigDict(extra="allow", arbitrary_types_allowed=True, populate_by_name=True)
     kind: ClassVar[str] = "base"
+    uses_judge: ClassVar[bool] = False  # asks the case's judge (an LLM) for its verdict
 
     name: str | None = None
     type: str | None = None
@@ -177,6 +180,22 @@ def _finite(value: Any) -> bool:
         return math.isfinite(float(value))
     except (TypeError, ValueError):
         return False
+
+
+def needs_judge(model: Any) -> bool:
+    """The evaluator, or one inside it (composite members, a gated assertion's inner one,
+    an LLM aggregator), asks the case's judge."""
+    if getattr(model, "uses_judge", False):
+        return True
+    if not isinstance(model, BaseModel):
+        return False
+    inside = [getattr(model, name, None) for name in type(model).model_fields]
+    inside.append(getattr(model, "members", None))  # composite / all_of / any_of members
+    for value in inside:
+        if any(needs_judge(item) for item in (value if isinstance(value, list) else [value])
+               if isinstance(item, BaseModel)):
+            return True
+    return False
 
 
 def weighted_score(results: list[EvaluatorResult]) -> float:

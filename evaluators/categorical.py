@@ -23,6 +23,7 @@ class CategoricalJudge(Evaluator):
     """The LLM judge picks a label for `criterion`: excellent / good / fair / poor / wrong (1 /
     0.75 / 0.5 / 0.25 / 0); pass = excellent or good."""
     kind = "categorical_judge"
+    uses_judge = True
     criterion: str = Field(default=DEFAULT_CRITERION, min_length=1)
     prompt: str | None = None
 

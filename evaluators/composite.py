@@ -9,10 +9,11 @@ concurrently, each isolated; composites nest; unnamed members get generated name
 from __future__ import annotations
 
 import json
-from typing import Annotated, Literal, Union
+from typing import Annotated, ClassVar, Literal, Union
 
 from pydantic import (AliasChoices, BaseModel, ConfigDict, Field, ValidationInfo,
                       model_validator)
+
 
 from evaluators.base import EvalContext, EvaluatorResult, error_result, verdict_for
 from evaluators.members import (WithMembers, joined_reasoning, member_summary, prefixed,
@@ -41,6 +42,7 @@ class CodeAggregator(BaseModel):
 
 class LlmAggregator(BaseModel):
     model_config = ConfigDict(extra="allow")
+    uses_judge: ClassVar[bool] = True
     type: Literal["llm_judge"]
     prompt: str | None = None
 

@@ -14,7 +14,9 @@ import json
 from datetime import date, datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+
+from providers.base_settings import NumbersNotText
 
 from evaluators.base import EvalContext, Evaluator, EvaluatorResult
 from evaluators.jsonutil import MISSING, parse_json, resolve_path, to_number
@@ -26,7 +28,7 @@ _TOKENS = [("YYYY", "%Y"), ("MMMM", "%B"), ("MMM", "%b"), ("MM", "%m"), ("DD", "
            ("HH", "%H"), ("mm", "%M"), ("ss", "%S"), ("D", "%d"), ("M", "%m")]
 
 
-class FieldSpec(BaseModel):
+class FieldSpec(NumbersNotText):
     model_config = ConfigDict(extra="allow")
     path: str
     match: Literal["exact", "numeric_tolerance", "date"] = "exact"

@@ -67,6 +67,11 @@ class JudgeReply(Generic[T]):
     call: JudgeCall
 
 
+class BrokenReply(ValueError):
+    """Raised by a reply parser for a reply that breaks the contract in a way worth naming
+    (a score on another scale): asked again like any broken reply, and named if it stays."""
+
+
 class JudgeError(EvaluatorFailure):
     """The judge failed after its retries, or broke the output contract twice."""
 
@@ -94,7 +99,7 @@ async def call_judge(judge: Provider, request: Request, parse: Callable[[str], T
                      contract: str, recorded: dict[str, Any]) -> JudgeReply[T]:
     retrying = judge if isinstance(judge, RetryingProvider) else RetryingProvider(
         judge, RetryPolicy())
-    call, usage, text = JudgeCall(), None, ""
+    call, usage, text, why = JudgeCall(), None, "", ""
     for ask in (1, 2):
         call.asks = ask
         try:
@@ -107,11 +112,14 @@ async def call_judge(judge: Provider, request: Request, parse: Callable[[str], T
         call.attempts += attempts
         call.wait_ms += response.wait_ms
         usage, text = _added(usage, response.usage), response.text
-        verdict = parse(text)
+        try:
+            verdict, why = parse(text), ""
+        except BrokenReply as err:
+            verdict, why = None, f"{err}; "
         if verdict is not None:
             return JudgeReply(text, verdict, usage, recorded, call)
         request = _reasked(request, text, contract)
-    raise JudgeError(f"judge reply broke the output contract twice (expected {contract})",
+    raise JudgeError(f"judge reply broke the output contract twice ({why}expected {contract})",
                      details={"raw_reply": text}, **_failure(recorded, usage, call))
 
 

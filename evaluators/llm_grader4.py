@@ -85,6 +85,7 @@ def parse_reply(text: str) -> dict[str, Any] | None:
 class LlmGrader4(Evaluator):
     """The judge scores the answer (`prompt`: a file, inline text or a `{command}` script)."""
     kind = "llm-grader"
+    uses_judge = True
     prompt: str | PromptScript | None = None
     target: str | None = None
 

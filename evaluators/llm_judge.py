@@ -1,13 +1,17 @@
 """``llm_judge``: AgentV's LLM-as-judge with the strict {score, hits, misses, reasoning} contract.
 
 The reply is parsed leniently (the first JSON object in it; prose around it is normal),
-the score clamped to [0, 1], hits/misses trimmed, non-empty, at most 4. A reply without
-a valid JSON verdict is asked again once, then it is this evaluator's error
-(``evaluators.judge_call``).
+hits/misses trimmed, non-empty, at most 4. A reply without a valid JSON verdict, or with a
+score outside 0-1 (``score: 7``: another scale), is asked again once, then it is this
+evaluator's error naming the problem (``evaluators.judge_call``) — never clamped. Only a
+custom prompt that declares a 0-10 scale (``0-10``, ``0 to 10``, ``out of 10``, ``/10``) has
+its scores divided by 10.
 """
 from __future__ import annotations
 
+import math
 import re
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +19,7 @@ from pydantic import AliasChoices, Field
 
 from evaluators.base import EvalContext, Evaluator, EvaluatorResult, clamp01
 from evaluators.jsonutil import first_json_object
-from evaluators.judge_call import JudgeAsk, ask_judge, judged
+from evaluators.judge_call import BrokenReply, JudgeAsk, ask_judge, judged
 from providers.base import JudgeInputs
 
 SYSTEM_PROMPT = """You must respond with a single JSON object matching this schema:
@@ -73,14 +77,31 @@ def clean_items(items: Any) -> list[str]:
     return out[:MAX_ITEMS]
 
 
-def parse_verdict(text: str) -> tuple[float, list[str], list[str], str, bool]:
-    """(score, hits, misses, reasoning, ok); ok=False when no valid JSON verdict was found."""
+_TEN_POINT = re.compile(r"\b0(?:\.0)?\s*(?:-|–|to)\s*10\b|\bout of 10\b|/\s*10\b", re.I)
+
+
+def declares_ten_point_scale(template: str) -> bool:
+    """The prompt asks for a score from 0 to 10 (``0-10``, ``0 to 10``, ``out of 10``)."""
+    return bool(_TEN_POINT.search(template))
+
+
+def parse_verdict(text: str, scale: float = 1.0
+                  ) -> tuple[float, list[str], list[str], str, bool]:
+    """(score, hits, misses, reasoning, ok); ok=False when no valid JSON verdict was found.
+    ``scale``: the top of the score scale the prompt declared (10: divided by 10). A score
+    outside it raises ``BrokenReply`` naming the scale."""
     data = first_json_object(text)
     if data is None or not isinstance(data.get("score"), (int, float)) \
             or isinstance(data.get("score"), bool):
         return 0.0, [], [], "", False
+    score = float(data["score"])
+    if math.isfinite(score) and not 0 <= score <= scale:
+        top = "1" if scale == 1 else f"{scale:g}"
+        raise BrokenReply(f"score {data['score']!r} is outside the 0-{top} scale"
+                          + (" (a 0-10 scale? say so in the judge prompt: 'score from 0 to "
+                             "10')" if scale == 1 and score <= 10 else ""))
     reasoning = data.get("reasoning")
-    return (clamp01(data["score"]), clean_items(data.get("hits")),
+    return (clamp01(score / scale), clean_items(data.get("hits")),
             clean_items(data.get("misses")), reasoning if isinstance(reasoning, str) else "",
             True)
 
@@ -88,9 +109,9 @@ def parse_verdict(text: str) -> tuple[float, list[str], list[str], str, bool]:
 Verdict = tuple[float, list[str], list[str], str]
 
 
-def verdict_of(text: str) -> Verdict | None:
+def verdict_of(text: str, scale: float = 1.0) -> Verdict | None:
     """The judge's (score, hits, misses, reasoning); None when the reply has no verdict."""
-    score, hits, misses, reasoning, ok = parse_verdict(text)
+    score, hits, misses, reasoning, ok = parse_verdict(text, scale)
     return (score, hits, misses, reasoning) if ok else None
 
 
@@ -118,6 +139,7 @@ class LlmJudge(Evaluator):
     """An LLM judge grades the answer: its `{score, hits, misses, reasoning}`; `prompt` is
     inline text or a template file; given `rubrics` it grades like `rubric`."""
     kind = "llm_judge"
+    uses_judge = True
     # inline text or a template file; ``promptPath`` / ``prompt_path`` are AgentV's spellings
     prompt: str | None = Field(default=None,
                                validation_alias=AliasChoices("prompt", "promptPath", "prompt_path"))
@@ -127,5 +149,7 @@ class LlmJudge(Evaluator):
         template = load_prompt(self.prompt, self.base_dir) or DEFAULT_TEMPLATE
         user_prompt = render_template(template, template_values(ctx))
         reply = await ask_judge(ctx, JudgeAsk(SYSTEM_PROMPT, user_prompt, CONTRACT,
-                                              judge_inputs(ctx)), verdict_of)
+                                              judge_inputs(ctx)),
+                                partial(verdict_of, scale=10.0 if self.prompt and
+                                        declares_ten_point_scale(template) else 1.0))
         return judged(self, reply, *reply.verdict)

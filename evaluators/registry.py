@@ -16,7 +16,7 @@ from typing import Any, Callable
 from pydantic import ValidationError
 
 from evaluators.base import Evaluator
-from providers.errors import ConfigError
+from providers.errors import ConfigError, ConfigErrors, ErrorCollector, did_you_mean
 from providers.lazyload import load_symbol
 
 # type -> "module:Class" (or the class itself, when registered at run time)
@@ -72,8 +72,8 @@ def known_types() -> list[str]:
 def evaluator_class(kind: str, where: str = "") -> type[Evaluator]:
     spec = EVALUATORS.get(kind)
     if spec is None:
-        raise ConfigError(f"unknown evaluator type '{kind}' (known: {', '.join(known_types())})",
-                          where, "type")
+        raise ConfigError(f"unknown evaluator type '{kind}'{did_you_mean(kind, EVALUATORS)} "
+                          f"(known: {', '.join(known_types())})", where, "type")
     if isinstance(spec, type):
         return spec
     try:
@@ -98,16 +98,17 @@ def build_evaluator(config: dict[str, Any], *, base_dir: str = ".", where: str =
                                        context={"where": where, "warn": warn})
     except ValidationError as err:
         from providers.base_settings import describe_error
-        first = err.errors()[0]
-        field = ".".join(str(p) for p in first.get("loc", ())) or None
-        raise ConfigError(f"{describe_error(first)} (evaluator '{config.get('name') or kind}')",
-                          where, field) from None
+        label = config.get('name') or kind
+        raise ConfigErrors([ConfigError(f"{describe_error(e)} (evaluator '{label}')", where,
+                                        ".".join(str(p) for p in e.get("loc", ())) or None)
+                            for e in err.errors()]) from None
     check_references(evaluator, where)
     register_secrets(evaluator)
     extras = sorted((evaluator.model_extra or {}).keys())
     if extras and warn and not getattr(cls, "extra_keys_are_config", False):
+        hints = "".join(did_you_mean(k, cls.model_fields) for k in extras)
         warn(f"{where}: unknown key(s) {', '.join(extras)} in evaluator "
-             f"'{config.get('name') or kind}' (ignored)")
+             f"'{config.get('name') or kind}'{hints} (ignored)")
     return evaluator
 
 
@@ -160,12 +161,15 @@ def build_evaluators(configs: list[Any], *, base_dir: str, where: str,
     """Build a list; a member without a name gets ``<type>`` or ``<type>_<n>``."""
     built: list[Evaluator] = []
     seen: dict[str, int] = {}
+    errors = ErrorCollector()  # every evaluator's errors at once
     for i, cfg in enumerate(configs or []):
         loc = line_of(i) if line_of else where
-        ev = build_evaluator(cfg, base_dir=base_dir, where=loc, warn=warn)
+        with errors.check():
+            built.append(build_evaluator(cfg, base_dir=base_dir, where=loc, warn=warn))
+    errors.raise_any()
+    for ev in built:
         base = ev.name or ev.type or ev.kind
         seen[base] = seen.get(base, 0) + 1
         if not ev.name:
             ev.name = base if seen[base] == 1 else f"{base}_{seen[base]}"
-        built.append(ev)
     return built

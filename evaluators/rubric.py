@@ -47,6 +47,7 @@ class RubricEvaluator(Evaluator):
     """The LLM judge grades the answer item by item against `rubrics` (default: the case's
     `rubrics`; see Rubrics below)."""
     kind = "rubric"
+    uses_judge = True
     rubrics: list[RubricItem] | None = None  # None: use the case's rubrics
 
     def result(self, *args: Any, **kw: Any) -> EvaluatorResult:

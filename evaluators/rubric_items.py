@@ -11,6 +11,8 @@ from typing import Any, Callable
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 
+from providers.base_settings import NumbersNotText
+
 
 class ScoreRange(BaseModel):
     model_config = ConfigDict(extra="allow", populate_by_name=True)
@@ -19,7 +21,7 @@ class ScoreRange(BaseModel):
         "expected_outcome", "description", "outcome"))
 
 
-class RubricItem(BaseModel):
+class RubricItem(NumbersNotText):
     model_config = ConfigDict(extra="allow", populate_by_name=True)
     id: str
     expected_outcome: str = Field(default="", validation_alias=AliasChoices(

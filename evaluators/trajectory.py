@@ -12,14 +12,16 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
+
+from providers.base_settings import NumbersNotText
 
 from evaluators.base import EvalContext, Evaluator, EvaluatorResult
 from evaluators.session import event_duration, session_from_context
 from providers.trace import TraceEvent
 
 
-class ExpectedCall(BaseModel):
+class ExpectedCall(NumbersNotText):
     model_config = ConfigDict(extra="allow")
     tool: str
     args: dict[str, Any] | Literal["any"] | None = None

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+
+from providers.base_settings import NumbersNotText
 
 from evaluators.base import EvalContext, Evaluator, EvaluatorResult
 from evaluators.session import event_duration, session_from_context
@@ -21,7 +23,7 @@ from evaluators.session import event_duration, session_from_context
 ArgsMatch = Literal["exact", "superset", "subset", "ignore"] | list[str]
 
 
-class Expected(BaseModel):
+class Expected(NumbersNotText):
     model_config = ConfigDict(extra="allow")
     tool: str
     args: dict[str, Any] | Literal["any"] | None = None

@@ -7,6 +7,7 @@ then the local Prefect server is ensured and the ``agentv-eval`` flow runs.
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import sys
 import threading
@@ -16,13 +17,14 @@ from dataclasses import asdict
 from typing import Any, Callable
 
 from providers import secrets
+from providers.printable import printable
 from tasks.plan.plan import EvalOptions, build_plan
 from tasks.engine.runtime import build_runtimes
 
 
 def run_eval(opts: EvalOptions, *, on_record: Callable[[dict], None] | None = None,
              on_plan: Callable[[Any], None] | None = None,
-             log: Callable[[str], None] = lambda m: print(m, file=sys.stderr),
+             log: Callable[[str], None] = lambda m: print(printable(m), file=sys.stderr),
              started: float | None = None) -> dict[str, Any]:
     """Load and plan (``opts`` were checked when made), preflight, then run the flow;
     raises ConfigError before anything runs. ``result["gate_failures"]`` lists failed
@@ -37,9 +39,10 @@ def run_eval(opts: EvalOptions, *, on_record: Callable[[dict], None] | None = No
     quiet_prefect_console(opts.verbose)
     with secrets.scope(), sigterm_held(opts.task_runner != "dask"):  # preload inherits it
         preload_if_api_ready()  # a server answers: import Prefect while files are validated
+        fresh = bool(opts.continued) and not os.path.exists(opts.continued or "")
         writer = open_results(opts)
         try:
-            finished = earlier_records(opts, log)
+            finished = earlier_records(opts, log, fresh)
             plan = build_plan(opts, warn=lambda w: log(f"warning: {w}"))
             runtimes = build_runtimes(plan)
         except BaseException:
@@ -70,7 +73,7 @@ def open_results(opts: EvalOptions):
 
 
 def run_plan(plan, runtimes, *, on_record: Callable[[dict], None] | None = None,
-             log: Callable[[str], None] = lambda m: print(m, file=sys.stderr),
+             log: Callable[[str], None] = lambda m: print(printable(m), file=sys.stderr),
              finished=None, writer=None, started: float | None = None,
              remote: Callable[[list], Any] | None = None) -> dict[str, Any]:
     """Run a validated plan (targets preflight-checked) through the ``agentv-eval`` flow.
@@ -153,7 +156,7 @@ def _flow_options(plan) -> dict[str, Any]:
     return redact_obj(_jsonable(asdict(plan.options)))
 
 
-def earlier_records(opts: EvalOptions, log):
+def earlier_records(opts: EvalOptions, log, fresh: bool = False):
     """What an earlier run left that this one keeps (None: a fresh run): the continued
     file's records (``--resume``; ``--rerun-failed`` takes its errors and failures out to
     run again), or the ``--retry-errors`` file's records but its errors."""
@@ -169,6 +172,9 @@ def earlier_records(opts: EvalOptions, log):
     if not opts.continued:
         return None
     path = Path(opts.continued)
+    if fresh:  # --resume FILE not written yet: a fresh run into it (as AgentV 4.x)
+        log(f"agentv: --resume: {path} does not exist yet; starting a fresh run into it")
+        return None
     again = failed(opts.threshold) if opts.rerun_failed else not_run
     finished = load_finished(path, opts.output_format, again)
     verb = "re-running the failures of" if opts.rerun_failed else "resuming"

@@ -154,7 +154,8 @@ class BaseProvider(ABC):
         if self.target.config is None:
             from providers.base_settings import parse_settings
             self.target.config = parse_settings(self.facts.settings_model(),
-                                                self.target.settings, where=self.target.where)
+                                                self.target.settings, where=self.target.where,
+                                                from_env=True)
         return self.target.config
 
     def check(self) -> None:

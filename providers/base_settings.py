@@ -9,11 +9,14 @@ and registers it in ``providers.registry``; ``validate``, the run's preflight, r
 from __future__ import annotations
 
 import math
-from typing import AbstractSet, Annotated, Any, Callable, ClassVar, Mapping
+import types
+from typing import AbstractSet, Annotated, Any, Callable, ClassVar, Mapping, Union, get_args, \
+    get_origin
 
-from pydantic import AliasChoices, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+from pydantic import (AliasChoices, BaseModel, BeforeValidator, ConfigDict, Field,
+                      ValidationError, ValidationInfo, field_validator)
 
-from providers.errors import ConfigError
+from providers.errors import ConfigError, ConfigErrors, did_you_mean
 
 MAX_TIMEOUT_S = 7 * 24 * 3600.0  # a week: anything longer is a typo
 MAX_DELAY_MS = 3_600_000.0  # an hour between retries at most
@@ -33,8 +36,65 @@ def _finite(value: Any) -> Any:
     return value
 
 
-Int = Annotated[int, BeforeValidator(_no_bool)]
-Float = Annotated[float, BeforeValidator(_finite), BeforeValidator(_no_bool)]
+#: validation context key: the values were filled in from ``${{ VAR }}`` (text by nature)
+FROM_ENV = "from_env"
+
+
+def _text_is_number(info: ValidationInfo | None) -> bool:
+    return bool(info is not None and isinstance(info.context, dict)
+                and info.context.get(FROM_ENV))
+
+
+def _quoted_number(value: Any, info: ValidationInfo | None, what: str) -> Any:
+    """YAML's ``'8'`` is text, not the number 8 (AgentV's schemas reject it too); a value
+    filled in from an environment variable is converted. Other text fails as usual."""
+    if isinstance(value, str) and not _text_is_number(info):
+        try:
+            float(value)
+        except ValueError:
+            return value
+        raise ValueError(f"must be {what}, got text {value!r} (write it without quotes)")
+    return value
+
+
+def _no_text_int(value: Any, info: ValidationInfo) -> Any:
+    return _quoted_number(value, info, "a whole number")
+
+
+def _no_text(value: Any, info: ValidationInfo) -> Any:
+    return _quoted_number(value, info, "a number")
+
+
+Int = Annotated[int, BeforeValidator(_no_text_int), BeforeValidator(_no_bool)]
+Float = Annotated[float, BeforeValidator(_finite), BeforeValidator(_no_text),
+                  BeforeValidator(_no_bool)]
+
+
+def _wants_number(annotation: Any, kinds: Any = (int, float)) -> bool:
+    """``int``/``float`` (optional or in a union) and no ``str`` among the choices."""
+    kinds = kinds if isinstance(kinds, tuple) else (kinds,)
+    if get_origin(annotation) is Annotated:
+        return _wants_number(get_args(annotation)[0], kinds)
+    if get_origin(annotation) in (Union, types.UnionType):
+        choices = get_args(annotation)
+        return (any(_wants_number(c, kinds) for c in choices)
+                and not any(c is str or get_origin(c) is Annotated and get_args(c)[0] is str
+                            for c in choices))
+    return annotation in kinds
+
+
+class NumbersNotText(BaseModel):
+    """A config model whose number fields refuse text (``weight: '2'``), as ``Int``/``Float``
+    do: every setting is checked by its model, no quoted number slips through."""
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _numbers_are_not_text(cls, value: Any, info: ValidationInfo) -> Any:
+        field = cls.model_fields.get(info.field_name or "")
+        if field is not None and _wants_number(field.annotation):
+            whole = _wants_number(field.annotation, float)
+            return _quoted_number(value, info, "a number" if whole else "a whole number")
+        return value
 
 
 def setting_field(*aliases: str, default: Any = None, secret: bool = False, url: bool = False,
@@ -60,7 +120,7 @@ def seconds(*aliases: str, description: str = "", default: Any = None) -> Any:
                    description=description)
 
 
-class ProviderSettings(BaseModel):
+class ProviderSettings(NumbersNotText):
     """Settings every target accepts: the retry policy (applied by ``providers.llm.retry``)."""
 
     model_config = ConfigDict(extra="allow", populate_by_name=True, allow_inf_nan=False,
@@ -156,33 +216,41 @@ def _written_key(loc: tuple, raw: Mapping[str, Any], model: type[BaseModel]) -> 
 def parse_settings(model: type[BaseModel], raw: Mapping[str, Any], *, where: str,
                    line_of: Callable[[str], str] | None = None,
                    deferred: AbstractSet[str] = frozenset(), context: dict | None = None,
-                   warn: Callable[[str], None] | None = None, label: str = ""
-                   ) -> Any:
+                   warn: Callable[[str], None] | None = None, label: str = "",
+                   from_env: bool = False) -> Any:
     """Validate ``raw`` (keys as written) against ``model``.
 
     Keys in ``deferred`` hold a ``${{ VAR }}`` still to be filled in: they count as present
     but are not type-checked (returns ``None`` then; the resolved values are checked again).
-    Unknown keys go to ``warn``."""
+    ``from_env``: the values were filled in from environment variables, so text converts to
+    numbers. Unknown keys go to ``warn``."""
     data = {k: v for k, v in raw.items() if k not in deferred}
     at = line_of or (lambda _key: where)
+    if from_env:
+        context = {**(context or {}), FROM_ENV: True}
+    if warn and not getattr(model, "extras_pass_through", False):
+        known = alias_names(model)
+        for key in [k for k in raw if k not in known]:
+            warn(f"{at(key)}: unknown setting '{key}'{label}{did_you_mean(key, known)} "
+                 f"(ignored; known: {', '.join(sorted(model.model_fields))})")
     try:
         config = model.model_validate(data, context=context)
     except ValidationError as err:
+        found: list[ConfigError] = []
         for e in err.errors():
             loc = e.get("loc", ())
             key = str(loc[0]) if loc else ""
             if e.get("type") == "missing" and _deferred_field(model, key, deferred):
                 continue
             written = _written_key(loc, raw, model)
+            if any((f.field or "").split(".")[0] == written.split(".")[0] for f in found):
+                continue  # one error per key (a list's first bad item)
             shown = {k: v for k, v in e.items() if k != "input"} if _secret_bearing(model, key) \
                 else e  # a secret's value is never echoed back ("got …")
-            raise ConfigError(describe_error(shown), at(written.split(".")[0]), written) from None
+            found.append(ConfigError(describe_error(shown), at(written.split(".")[0]), written))
+        if found:  # every error of the mapping at once
+            raise (found[0] if len(found) == 1 else ConfigErrors(found)) from None
         return None
-    if warn and not getattr(model, "extras_pass_through", False):
-        known = alias_names(model)
-        for key in [k for k in raw if k not in known]:
-            warn(f"{at(key)}: unknown setting '{key}'{label} (ignored; known: "
-                 f"{', '.join(sorted(model.model_fields))})")
     if deferred:
         return None
     return config

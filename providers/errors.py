@@ -7,7 +7,9 @@ failures, retried by ``providers.llm.retry`` only).
 """
 from __future__ import annotations
 
-from typing import Any
+import difflib
+from contextlib import contextmanager
+from typing import Any, Iterable, Iterator
 
 
 class ConfigError(Exception):
@@ -44,3 +46,60 @@ class ProviderError(Exception):
 class ProviderTimeout(ProviderError):
     def __init__(self, message: str, **kw: Any):
         super().__init__(message, retryable=True, **kw)
+
+
+MAX_REPORTED = 50  # errors printed for one check; the rest are counted
+
+
+class ConfigErrors(ConfigError):
+    """Every configuration error one check found (a file's, a run's), reported together:
+    one line each, at most ``MAX_REPORTED``, then ``... and N more``."""
+
+    def __init__(self, errors: list[ConfigError]):
+        self.errors = [e for err in errors for e in getattr(err, "errors", [err])]
+        first = self.errors[0]
+        super().__init__(first.message, first.where, first.field)
+
+    def lines(self) -> list[str]:
+        shown = [e.render() for e in self.errors[:MAX_REPORTED]]
+        rest = len(self.errors) - len(shown)
+        return shown + ([f"... and {rest} more"] if rest else [])
+
+
+def error_lines(err: ConfigError) -> list[str]:
+    """The lines a configuration error prints (``error: `` goes in front of each)."""
+    return err.lines() if isinstance(err, ConfigErrors) else [err.render()]
+
+
+class ErrorCollector:
+    """Gathers the ConfigErrors of independent checks so all are reported at once::
+
+        errors = ErrorCollector()
+        with errors.check():
+            parse_one_part()
+        errors.raise_any()
+    """
+
+    def __init__(self) -> None:
+        self.errors: list[ConfigError] = []
+
+    @contextmanager
+    def check(self) -> Iterator[None]:
+        try:
+            yield
+        except ConfigError as err:
+            self.errors.append(err)
+
+    def raise_any(self) -> None:
+        if len(self.errors) == 1:
+            raise self.errors[0]
+        if self.errors:
+            raise ConfigErrors(self.errors)
+
+
+def did_you_mean(word: object, choices: Iterable[str]) -> str:
+    """`` (did you mean 'expected_outcome'?)`` for a misspelt key or value, else ''."""
+    if not isinstance(word, str):
+        return ""
+    close = difflib.get_close_matches(word, [c for c in choices if c != word], n=1, cutoff=0.75)
+    return f" (did you mean '{close[0]}'?)" if close else ""

@@ -2,6 +2,8 @@
 spelling (``run`` dropped unless it names a file) and options whose value is optional."""
 from __future__ import annotations
 
+import os
+
 from pathlib import Path
 
 OPTIONAL_VALUE_FLAGS = {"--dump-prompts": ".agentv/prompts", "--dump-traces": ".agentv/traces",
@@ -24,8 +26,9 @@ def _is_results_file(token: str) -> bool:
 def _takes_value(flag: str, token: str | None) -> bool:
     if token is None or token.startswith("-"):
         return False
-    if flag in RESULTS_FLAGS:
-        return _is_results_file(token)
+    if flag in RESULTS_FLAGS:  # an existing results file, or one --resume will start
+        return _is_results_file(token) or (not os.path.exists(token)
+                                           and not any(c in token for c in "*?["))
     return not token.endswith(EVAL_SUFFIXES) and not any(c in token for c in "*?[")
 
 

@@ -9,6 +9,7 @@ import sys
 import time
 from typing import Any
 
+from providers.printable import printable
 from tasks.plan.plan import EvalOptions
 
 WAITING = {"start": "loading eval files and targets",
@@ -65,7 +66,7 @@ def _verdict(record: dict[str, Any]) -> str:
 
 def _where(e: dict[str, Any]) -> str:
     parts = [p for p in (e.get("file"), str(e.get("eval_id")), e.get("evaluator")) if p]
-    return f"{':'.join(parts)} [{e.get('target')}]"
+    return printable(f"{':'.join(parts)} [{e.get('target')}]")
 
 
 def format_problems(title: str, problems: list[dict[str, Any]]) -> list[str]:
@@ -75,7 +76,8 @@ def format_problems(title: str, problems: list[dict[str, Any]]) -> list[str]:
     def key(e: dict[str, Any]) -> tuple[str, ...]:
         return (str(e.get("file")), str(e["eval_id"]), str(e.get("target")),
                 str(e.get("evaluator") or ""))
-    return ["", title] + [f"  {_where(e)}: {e['error']}" for e in sorted(problems, key=key)]
+    return ["", title] + [f"  {_where(e)}: {printable(e['error'])}"
+                          for e in sorted(problems, key=key)]
 
 
 def print_outcome(result: dict[str, Any], wall_s: float) -> None:
@@ -100,9 +102,9 @@ def target_lines(rows: list[dict[str, Any]]) -> list[str]:
     """A matrix run's summary per target (``--target a --target b``)."""
     if not rows:
         return []
-    width = max(len(str(r["target"])) for r in rows)
+    width = max(len(printable(r["target"])) for r in rows)
     return ["  per target:"] + [
-        f"    {str(r['target']):<{width}}  cases: {r['n']}   mean: "
+        f"    {printable(r['target']):<{width}}  cases: {r['n']}   mean: "
         + ("n/a" if r["mean"] is None else f"{r['mean']:.3f}")
         + f"   pass rate: {100 * (r['pass_rate'] or 0):.1f}%"
         + f"   errors: {100 * (r['error_rate'] or 0):.1f}%" for r in rows]
@@ -119,7 +121,8 @@ class KeptWorkspaces:
     def add(self, record: dict[str, Any]) -> None:
         if record.get("workspace_path"):
             case = record.get("eval_id") or record.get("test_id")
-            self.kept.append(f"  {case} [{record.get('target')}] -> {record['workspace_path']}")
+            self.kept.append(printable(f"  {case} [{record.get('target')}] -> "
+                                       f"{record['workspace_path']}"))
 
     def lines(self) -> list[str]:
         if not self.kept:

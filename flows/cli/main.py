@@ -6,6 +6,7 @@ Configuration errors print one line ``error: file:line: field: message`` and exi
 """
 from __future__ import annotations
 
+import os
 import sys
 from typing import List, Optional
 
@@ -152,11 +153,12 @@ def validate_command(
         report = validate_paths(paths, strict=strict)
     except ConfigError as err:
         fail(err, verbose)
+    from providers.printable import printable
     for w in report.warnings:
-        typer.echo(f"warning: {w}", err=True)
+        typer.echo(f"warning: {printable(w)}", err=True)
     for e in report.errors:
-        typer.echo(f"error: {e}", err=True)
-    typer.echo(f"{len(report.checked)} file(s) valid, {len(report.errors)} invalid, "
+        typer.echo(f"error: {printable(e)}", err=True)
+    typer.echo(f"{len(report.checked)} file(s) valid, {report.invalid} invalid, "
                f"{len(report.warnings)} warning(s)")
     raise typer.Exit(2 if report.errors else 0)
 

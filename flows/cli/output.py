@@ -10,13 +10,16 @@ from typing import NoReturn
 
 import typer
 
-from providers.errors import ConfigError
+from providers.errors import ConfigError, error_lines
+from providers.printable import printable
 
 
 def fail(err: ConfigError, verbose: bool = False) -> NoReturn:
+    """Every error of the check, one line each (control characters escaped), exit 2."""
     if verbose:
         traceback.print_exc()
-    typer.echo(f"error: {err.render()}", err=True)
+    for line in error_lines(err):
+        typer.echo(f"error: {printable(line)}", err=True)
     raise typer.Exit(2)
 
 

@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, field_validator, model_validator
+from pydantic import ConfigDict, field_validator, model_validator
 
 from providers.agents.cli_cwd import check_cwd, cwd_origin, relative_dir, resolve_cwd
 from providers.base import ConfigError, Target
-from providers.base_settings import Float, ProviderSettings, setting_field
+from providers.base_settings import Float, ProviderSettings, setting_field, NumbersNotText
 from providers.base_settings import seconds as base_seconds
 from providers.process.supervision import ProcessTimeout, run_process_sync
 from providers.secrets import tail
@@ -222,7 +222,7 @@ def _file_format(value: Any, name: str) -> Any:
     return value
 
 
-class HealthcheckSettings(BaseModel):
+class HealthcheckSettings(NumbersNotText):
     model_config = ConfigDict(extra="forbid", populate_by_name=True, allow_inf_nan=False)
     type: Literal["http", "command"] | None = None  # AgentV 4.x leaves it out: from url/command
     url: str | None = setting_field("url", url=True)

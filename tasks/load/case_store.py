@@ -129,12 +129,14 @@ class CaseStore:
 class CaseRef:
     """What planning needs of one case without building it; ``get()`` builds it."""
 
-    __slots__ = ("store", "index", "id", "file", "line", "target", "trials")
+    __slots__ = ("store", "index", "id", "file", "line", "target", "trials", "judged")
 
     def __init__(self, store: CaseStore, index: int, case: EvalCase) -> None:
+        from tasks.load.eval_case import asks_judge
         self.store, self.index = store, index
         self.id, self.file, self.line = sys.intern(case.id), case.file, case.line
         self.target, self.trials = case.target, case.trials
+        self.judged = asks_judge(case.evaluators)
 
     @property
     def where(self) -> str:

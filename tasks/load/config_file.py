@@ -12,7 +12,7 @@ from typing import Callable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from providers.base_settings import Int, parse_settings
+from providers.base_settings import Int, parse_settings, NumbersNotText
 from tasks.load.yamlsrc import LineDict, load_yaml_file
 
 CONFIG_SCHEMA = "agentv-config-v2"
@@ -25,7 +25,7 @@ class ExecutionConfig(BaseModel):
         "(as --keep-workspaces; a failed case's is kept anyway)")
 
 
-class ConfigModel(BaseModel):
+class ConfigModel(NumbersNotText):
     model_config = ConfigDict(extra="allow", populate_by_name=True, allow_inf_nan=False)
     guideline_patterns: list[str] | None = Field(
         None, description="Globs (relative to the repository root) of guideline files")

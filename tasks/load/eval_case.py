@@ -61,6 +61,13 @@ class EvalSuite:
     workers: int | None = None  # AgentV 4.x execution.workers: the file's concurrent cases
 
 
+def asks_judge(evaluators: Sequence[Evaluator]) -> bool:
+    """The case's own evaluators (not the implicit default ``llm_judge`` of a v2 file, which
+    AgentV's examples leave on agent targets) include an LLM evaluator."""
+    from evaluators.base import needs_judge
+    return not getattr(evaluators, "auto", False) and any(needs_judge(e) for e in evaluators)
+
+
 def file_tags(value: Any, where: str) -> tuple[str, ...]:
     """An eval file's tags (v2: ``metadata.tags``, AgentV 4.x: ``tags``): texts."""
     from providers.errors import ConfigError

@@ -13,7 +13,7 @@ from typing import Any, Callable
 from evaluators.base import Evaluator
 from evaluators.registry import build_evaluators
 from providers.agents.workspace_spec import parse_workspace
-from providers.errors import ConfigError
+from providers.errors import ConfigError, ErrorCollector, did_you_mean
 from tasks.load.case_store import CaseRef, CaseStore, LazyCases, Packed, pack, unpack
 from tasks.load.eval_case import EvalCase, EvalSuite, file_tags  # noqa: F401 - this module's API
 from tasks.load.gates import parse_gates
@@ -35,7 +35,8 @@ def _warn_unknown(obj: dict, allowed: set[str], path: str, what: str, warn) -> N
     for key in obj:
         if key not in allowed:
             line = obj.line_of(key) if isinstance(obj, LineDict) else 0
-            warn(f"{path}:{line}: unknown key '{key}' in {what} (ignored)")
+            warn(f"{path}:{line}: unknown key '{key}' in {what}{did_you_mean(key, allowed)} "
+                 "(ignored)")
 
 
 def _str_field(obj: dict, key: str, path: str, default: str = "") -> str:
@@ -143,19 +144,32 @@ def parse_case(raw: Any, path: str, line: int, suite: EvalSuite, defaults: list[
     line_of = raw.line_of if isinstance(raw, LineDict) else (lambda _k: line)
     inputs_key = "input_messages" if "input_messages" in raw else "input"
     expected_key = "expected_messages" if "expected_messages" in raw else "expected_output"
-    inputs = parse_messages(raw.get(inputs_key), base, path, line_of(inputs_key), inputs_key,
-                            patterns)
-    if not inputs:
-        raise ConfigError("required field missing", f"{path}:{line}", "input_messages")
-    execution = _execution(raw, path, warn)
-    evaluators = (_evaluator_list(execution, "evaluators", path, str(base), warn)
-                  or _evaluator_list(raw, "evaluators", path, str(base), warn) or defaults)
+    errors = ErrorCollector()  # the case's independent parts, every error at once
+    inputs: list = []
+    with errors.check():
+        inputs = parse_messages(raw.get(inputs_key), base, path, line_of(inputs_key),
+                                inputs_key, patterns)
+        if not inputs:
+            raise ConfigError("required field missing", f"{path}:{line}", "input_messages")
+    execution: dict = {}
+    with errors.check():
+        execution = _execution(raw, path, warn)
+    evaluators = defaults
+    with errors.check():
+        evaluators = (_evaluator_list(execution, "evaluators", path, str(base), warn)
+                      or _evaluator_list(raw, "evaluators", path, str(base), warn) or defaults)
     rubrics = raw.get("rubrics") or []
-    if not isinstance(rubrics, list):
-        raise ConfigError("must be a list", f"{path}:{line_of('rubrics')}", "rubrics")
-    if rubrics and not any(e.type == "rubric" for e in evaluators):
-        evaluators = _with_rubrics(rubrics, evaluators, defaults, str(base),
-                                   f"{path}:{line_of('rubrics')}", warn)
+    with errors.check():
+        if not isinstance(rubrics, list):
+            raise ConfigError("must be a list", f"{path}:{line_of('rubrics')}", "rubrics")
+        if rubrics and not any(e.type == "rubric" for e in evaluators):
+            evaluators = _with_rubrics(rubrics, evaluators, defaults, str(base),
+                                       f"{path}:{line_of('rubrics')}", warn)
+    for check in (lambda: _target(execution, path), lambda: _trials(raw, path),
+                  lambda: _trials(execution, path)):
+        with errors.check():
+            check()
+    errors.raise_any()
     target = _target(execution, path)
     return EvalCase(
         id=str(case_id), file=path, line=line, dataset=suite.dataset,
@@ -199,27 +213,49 @@ def load_suite(path: str | Path, warn: Callable[[str], None] | None = None) -> E
                           f"(expected {EVAL_SCHEMA})", f"{fpath}:{data.line_of('$schema')}",
                           "$schema")
     _warn_unknown(data, FILE_KEYS, fpath, "eval file", emit)
-    suite.description = _str_field(data, "description", fpath)
-    suite.dataset = _str_field(data, "dataset", fpath) or p.stem.removesuffix(".test")
-    execution = _execution(data, fpath, emit)
-    suite.target = _target(execution, fpath) or _target(data, fpath)
-    suite.trials = _trials(data, fpath) or _trials(execution, fpath)
-    suite.gates = parse_gates(execution, fpath, getattr(execution, "line_of", lambda _k: None))
-    suite.workspace = parse_workspace(
-        data.get("workspace"), str(p.parent),
-        f"{fpath}:{getattr(data, 'line_of', lambda _k: 1)('workspace')}")
-    suite.tags = file_tags(_mapping(data.get("metadata")).get("tags"), fpath)
-    defaults = (_evaluator_list(execution, "evaluators", fpath, str(p.parent), emit)
-                or _evaluator_list(data, "evaluators", fpath, str(p.parent), emit)
-                or _evaluator_list(data, "evaluator", fpath, str(p.parent), emit)
-                or default_evaluators(str(p.parent)))
+    errors = ErrorCollector()  # the file's keys and every case: all errors at once
+    with errors.check():
+        _file_keys(suite, data, p, fpath)
+    defaults = default_evaluators(str(p.parent))
+    with errors.check():
+        execution = _execution(data, fpath, emit)
+        defaults = (_evaluator_list(execution, "evaluators", fpath, str(p.parent), emit)
+                    or _evaluator_list(data, "evaluators", fpath, str(p.parent), emit)
+                    or _evaluator_list(data, "evaluator", fpath, str(p.parent), emit)
+                    or defaults)
     raw_cases = data.get("evalcases")
-    if not isinstance(raw_cases, list):
-        line = data.line_of("evalcases") if "evalcases" in data else data.line
-        raise ConfigError("must be a list of eval cases" if "evalcases" in data
-                          else "required field missing", f"{spath}:{line}", "evalcases")
-    suite.cases = LazyCases(_validated_cases(raw_cases, lines, spath, suite, defaults, emit))
+    with errors.check():
+        if not isinstance(raw_cases, list):
+            line = data.line_of("evalcases") if "evalcases" in data else data.line
+            raise ConfigError("must be a list of eval cases" if "evalcases" in data
+                              else "required field missing", f"{spath}:{line}", "evalcases")
+        suite.cases = LazyCases(_validated_cases(raw_cases, lines, spath, suite, defaults,
+                                                 emit))
+    errors.raise_any()
     return suite
+
+
+def _file_keys(suite: EvalSuite, data: LineDict, p: Path, fpath: str) -> None:
+    """The file-level keys: description, dataset, target, trials, gates, workspace, tags."""
+    errors = ErrorCollector()
+    with errors.check():
+        suite.description = _str_field(data, "description", fpath)
+    with errors.check():
+        suite.dataset = _str_field(data, "dataset", fpath) or p.stem.removesuffix(".test")
+    given = data.get("execution")
+    execution: dict = given if isinstance(given, dict) else {}
+    parts = {"target": lambda: _target(execution, fpath) or _target(data, fpath),
+             "trials": lambda: _trials(data, fpath) or _trials(execution, fpath),
+             "gates": lambda: parse_gates(execution, fpath,
+                                          getattr(execution, "line_of", lambda _k: None)),
+             "workspace": lambda: parse_workspace(
+                 data.get("workspace"), str(p.parent),
+                 f"{fpath}:{getattr(data, 'line_of', lambda _k: 1)('workspace')}"),
+             "tags": lambda: file_tags(_mapping(data.get("metadata")).get("tags"), fpath)}
+    for name, part in parts.items():
+        with errors.check():
+            setattr(suite, name, part())
+    errors.raise_any()
 
 
 def _validated_cases(raw_cases: list, lines: list[int] | None, spath: str, suite: EvalSuite,
@@ -228,19 +264,22 @@ def _validated_cases(raw_cases: list, lines: list[int] | None, spath: str, suite
     go: what is kept is the packed case and a ``CaseRef``."""
     store = CaseStore(lambda raw, line: parse_case(raw, spath, line, suite, defaults, _quiet))
     seen: dict[str, int] = {}
-    refs = []
+    refs: list[CaseRef] = []
+    errors = ErrorCollector()  # every case's errors at once
     for i in range(len(raw_cases)):
         line = lines[i] if lines else _line_of(raw_cases, i)
         item = raw_cases[i]
         packed = item if isinstance(item, Packed) else pack(item)
         raw_cases[i] = None  # the unpacked mapping goes as soon as it is packed
-        case = parse_case(unpack(packed), spath, line, suite, defaults, emit)
-        if case.id in seen:
-            raise ConfigError(f"duplicate eval case id '{case.id}' (first at line {seen[case.id]})",
-                              f"{spath}:{line}", "id")
-        seen[case.id] = line
-        store.add(packed)
-        refs.append(CaseRef(store, i, case))
+        with errors.check():
+            case = parse_case(unpack(packed), spath, line, suite, defaults, emit)
+            if case.id in seen:
+                raise ConfigError(f"duplicate eval case id '{case.id}' (first at line "
+                                  f"{seen[case.id]})", f"{spath}:{line}", "id")
+            seen[case.id] = line
+            store.add(packed)
+            refs.append(CaseRef(store, len(refs), case))
+    errors.raise_any()
     return refs
 
 

@@ -53,14 +53,10 @@ class TargetFiles:
         return self.files[key]
 
 
-def _dry_run_target(name: str, tf: TargetsFile | None, opts: Any, where: str,
-                    warn: Callable[[str], None]) -> Target:
-    if tf is None or name not in tf.entries:
-        if tf is not None:
-            warn(f"{where}: target '{name}' is not defined in {tf.path} (--dry-run uses the "
-                 f"mock; a real run would fail: known: {', '.join(tf.names()) or 'none'})")
+def _dry_run_target(name: str, tf: TargetsFile | None, opts: Any, where: str) -> Target:
+    if tf is None:  # no targets file at all: the mock stands in (a real run needs one)
         return _mock_target(name, opts, None)
-    te = tf.entries[name]
+    te = tf.entry(name, where)  # an unknown name fails the dry run as it fails the run
     known_provider(te)  # a wrong provider name is the file's error, dry run or not
     return _mock_target(name, opts, Target(name=name, provider="mock",
                                            judge_target=te.entry.get("judge_target"),
@@ -119,7 +115,7 @@ class TargetResolver:
         if key in self.chosen:
             return key
         if self.opts.dry_run:
-            self.targets[key] = _dry_run_target(name, tf, self.opts, where, self.warn)
+            self.targets[key] = _dry_run_target(name, tf, self.opts, where)
             judge = self.targets[key].judge_target
         else:
             tf = _selected(tf, name, where)
@@ -134,6 +130,16 @@ class TargetResolver:
 
     def judges(self) -> dict[str, str | None]:
         return dict(self.judge_of)
+
+    def provider_of(self, key: str) -> tuple[str, str] | None:
+        """(provider, where) of the target behind ``key`` as its file defines it (a dry
+        run's mock stands in for it), or None without a definition."""
+        tf = self.chosen[key][0]
+        name = target_name(key)
+        if tf is None or name not in tf.entries:
+            return None
+        te = tf.entries[name]
+        return str(te.entry["provider"]), te.at("provider")
 
     def resolve_all(self) -> dict[str, Target]:
         if self.opts.dry_run:

@@ -14,10 +14,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import AbstractSet, Any, Callable, Mapping
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from providers.base import ConfigError, Target
-from providers.base_settings import Int, parse_settings, secret_values, typed_values
+from providers.errors import ErrorCollector, did_you_mean
+from providers.base_settings import Int, parse_settings, secret_values, typed_values, NumbersNotText
 from tasks.load.discover import find_upward, repo_root
 from tasks.load.placeholders import check_placeholders, interpolate, placeholders
 from tasks.load.yamlsrc import LineDict, LineList, load_yaml_file
@@ -30,7 +31,7 @@ _ENV_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
 _SECRET_KEY = re.compile(r"key|token|secret|password|credential", re.I)
 
 
-class TargetEntryModel(BaseModel):
+class TargetEntryModel(NumbersNotText):
     """The structural keys of one target; everything else is the provider's settings."""
 
     model_config = ConfigDict(extra="allow", populate_by_name=True)
@@ -86,8 +87,9 @@ class TargetsFile:
     def entry(self, name: str, where: str | None = None) -> TargetEntry:
         if name not in self.entries:
             known = ", ".join(self.names()) or "none"
-            raise ConfigError(f"unknown target '{name}' (known: {known})", where or self.path,
-                              "target")
+            raise ConfigError(f"unknown target '{name}'{did_you_mean(name, self.entries)} "
+                              f"(known: {known}; define it in {self.path} or name one of "
+                              "these)", where or self.path, "target")
         return self.entries[name]
 
     def gaps(self, name: str, env: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
@@ -98,7 +100,7 @@ class TargetsFile:
         found = [(v, k) for k, vs in te.variables().items() for v in vs if not env.get(v)]
         if found:
             return list(dict.fromkeys(found))
-        config = _config(te, _filled(te, env), None)
+        config = _config(te, _filled(te, env), None, from_env=True)
         return [(v, "") for v in config.missing_env(env)] if config is not None else []
 
     def missing(self, name: str, env: Mapping[str, str] | None = None) -> list[str]:
@@ -121,7 +123,7 @@ class TargetsFile:
         if gaps:
             raise self.gap_error(name, gaps)
         filled = _filled(te, env)
-        config = _config(te, filled, None)
+        config = _config(te, filled, None, from_env=True)
         settings = typed_values(filled, config)
         secrets = secret_values(config) + _secret_like(te, filled, env)
         entry = te.entry
@@ -141,18 +143,19 @@ def _filled(te: TargetEntry, env: Mapping[str, str]) -> dict[str, Any]:
 def known_provider(te: TargetEntry) -> None:
     from providers.registry import REGISTRY, known_kinds
     if te.entry["provider"] not in REGISTRY:
-        raise ConfigError(f"unknown provider '{te.entry['provider']}' (known: "
-                          f"{', '.join(known_kinds())})", te.at("provider"), "provider")
+        kind = te.entry["provider"]
+        raise ConfigError(f"unknown provider '{kind}'{did_you_mean(kind, known_kinds())} "
+                          f"(known: {', '.join(known_kinds())})", te.at("provider"), "provider")
 
 
 def _config(te: TargetEntry, settings: dict[str, Any], warn,
-            deferred: AbstractSet[str] = frozenset()):
+            deferred: AbstractSet[str] = frozenset(), from_env: bool = False):
     from providers.registry import REGISTRY, settings_model
     provider = te.entry["provider"]
     if provider not in REGISTRY:
         return None
     return parse_settings(settings_model(provider), settings, where=te.where, line_of=te.at,
-                          deferred=deferred, warn=warn,
+                          deferred=deferred, warn=warn, from_env=from_env,
                           label=f" for provider {provider} (target '{te.name}')")
 
 
@@ -201,19 +204,27 @@ def load_targets(path: Path, warn: Callable[[str], None]) -> TargetsFile:
                           f"{spath}:{data.line_of('$schema')}", "$schema")
     for key in data:
         if key not in ("$schema", "targets"):
-            warn(f"{spath}:{data.line_of(key)}: unknown key '{key}' in targets file (ignored)")
+            warn(f"{spath}:{data.line_of(key)}: unknown key '{key}' in targets file"
+                 f"{did_you_mean(key, ('targets',))} (ignored)")
+    errors = ErrorCollector()  # every target's errors at once
     for i, entry in enumerate(data["targets"]):
-        te = _entry(entry, spath, data["targets"].line_of(i), warn)
-        if te.name in tf.entries:
-            raise ConfigError(f"duplicate target name '{te.name}' (first at line "
-                              f"{tf.entries[te.name].entry.line})", f"{spath}:{entry.line}",
-                              "name")
-        tf.entries[te.name] = te
+        with errors.check():
+            te = _entry(entry, spath, data["targets"].line_of(i), warn)
+            if te.name in tf.entries:
+                raise ConfigError(f"duplicate target name '{te.name}' (first at line "
+                                  f"{tf.entries[te.name].entry.line})", f"{spath}:{entry.line}",
+                                  "name")
+            tf.entries[te.name] = te
+    written = [e["name"] for e in data["targets"] if isinstance(e, dict)
+               and isinstance(e.get("name"), str)]  # invalid ones too: said already
     for te in tf.entries.values():
         judge = te.entry.get("judge_target")
-        if judge is not None and judge not in tf.entries:
-            raise ConfigError(f"unknown judge_target '{judge}' (known: {', '.join(tf.names())})",
-                              te.at("judge_target"), "judge_target")
+        with errors.check():
+            if judge is not None and judge not in written:
+                raise ConfigError(f"unknown judge_target '{judge}'{did_you_mean(judge, written)}"
+                                  f" (known: {', '.join(written)})", te.at("judge_target"),
+                                  "judge_target")
+    errors.raise_any()
     return tf
 
 
@@ -229,12 +240,15 @@ def _entry(entry: Any, spath: str, line: int, warn: Callable[[str], None]) -> Ta
                               f"{spath}:{entry.line_of(key)}", key)
     te = TargetEntry(entry, spath)
     structural = {k: v for k, v in entry.items() if k in STRUCTURAL and k != "$schema"}
-    parse_settings(TargetEntryModel, structural, where=te.where,
-                   line_of=lambda k: f"{spath}:{entry.line_of(k)}")
+    errors = ErrorCollector()  # the structure's and the settings' errors at once
+    with errors.check():
+        parse_settings(TargetEntryModel, structural, where=te.where,
+                       line_of=lambda k: f"{spath}:{entry.line_of(k)}")
     for key, value in entry.items():
         if key not in STRUCTURAL:
             te.settings[key], te.lines[key] = value, entry.line_of(key)
-    nested = entry.get("settings") or LineDict()
+    given = entry.get("settings")
+    nested = given if isinstance(given, LineDict) else LineDict()
     for key, value in nested.items():
         if key == "provider_batching":  # structural, as AgentV's own files write it
             continue
@@ -244,14 +258,19 @@ def _entry(entry: Any, spath: str, line: int, warn: Callable[[str], None]) -> Ta
         else:
             te.settings[key] = value
     for key, value in te.settings.items():
-        check_placeholders(value, te.at(key), key)
+        with errors.check():
+            check_placeholders(value, te.at(key), key)
     from providers.registry import REGISTRY, known_kinds
     if entry["provider"] not in REGISTRY:  # an error only if the target is used
         warn(f"{te.at('provider')}: target '{te.name}': unknown provider "
-             f"'{entry['provider']}' (known: {', '.join(known_kinds())})")
+             f"'{entry['provider']}'{did_you_mean(entry['provider'], known_kinds())} "
+             f"(known: {', '.join(known_kinds())})")
+        errors.raise_any()
         return te
     raw = {**te.settings, **{k: f"${{{{ {v} }}}}" for k, v in te.env_names.items()}}
-    _config(te, raw, warn, deferred=set(te.variables()))
+    with errors.check():
+        _config(te, raw, warn, deferred=set(te.variables()))
+    errors.raise_any()
     return te
 
 

@@ -18,8 +18,8 @@ from typing import Any, Callable
 import yaml
 
 from providers.errors import ConfigError
+from tasks.load.textfile import MAX_BYTES, read_text  # noqa: F401 - this module's API
 
-MAX_BYTES = 64 * 1024 * 1024
 MAX_DEPTH = 100
 MAX_NODES = 2_000_000  # values after alias expansion ("billion laughs" stops here)
 
@@ -255,32 +255,15 @@ def parse_yaml(text: str, name: str, pack: Callable[[Any], Any] | None = None) -
         if unfinished and err.context:
             problem += f" ({err.context})"
         raise ConfigError(f"malformed YAML: {problem}", f"{name}{line}") from None
+    except yaml.reader.ReaderError as err:  # a control character YAML does not allow
+        code = err.character if isinstance(err.character, int) else ord(err.character)
+        raise ConfigError(f"malformed YAML: control character 0x{code:02x} is not allowed "
+                          "(write it as an escape in a double-quoted string)", f"{name}:"
+                          f"{text.removeprefix(chr(0xfeff))[:err.position].count(chr(10)) + 1}"
+                          ) from None
     except yaml.YAMLError as err:
         raise ConfigError(f"malformed YAML: {err}", name) from None
     return builder.root
-
-
-def read_text(path: str | Path) -> str:
-    """A config file's text: UTF-8 (BOM allowed), at most ``MAX_BYTES``; else ConfigError."""
-    p = Path(path)
-    try:
-        if p.is_dir():
-            raise ConfigError("is a directory, not a file", str(path))
-        size = p.stat().st_size
-        if size > MAX_BYTES:
-            raise ConfigError(f"file is too large ({size / 1e6:.0f} MB; the limit is "
-                              f"{MAX_BYTES // (1024 * 1024)} MB)", str(path))
-        data = p.read_bytes()
-    except FileNotFoundError:
-        raise ConfigError("file not found", str(path)) from None
-    except OSError as err:
-        raise ConfigError(f"cannot read file: {err.strerror or err}", str(path)) from None
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        line = data[:err.start].count(b"\n") + 1
-        raise ConfigError(f"not UTF-8 text (byte 0x{data[err.start]:02x}; save the file as "
-                          "UTF-8)", f"{path}:{line}") from None
 
 
 def load_yaml_file(path: str | Path, pack: Callable[[Any], Any] | None = None) -> Any:

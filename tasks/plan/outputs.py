@@ -58,7 +58,7 @@ def _nearest_existing(path: Path) -> Path:
     return Path(".")
 
 
-FILE_FLAGS = {"--out": "results file", "--junit": "JUnit file"}
+FILE_FLAGS = {"--out": "results file", "--resume": "results file", "--junit": "JUnit file"}
 
 
 def check_file_target(value: str | None, flag: str) -> None:

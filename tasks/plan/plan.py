@@ -10,9 +10,11 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from providers.base import ConfigError, Target
+from providers.errors import ErrorCollector
 from tasks.load.config_file import run_config
 from tasks.load.discover import expand_eval_paths, load_env_files
 from tasks.plan.expand import Job
+from tasks.plan.judges import judge_errors
 from tasks.load.files import EvalSuite, load_suite
 from tasks.load.redact import register_dotenv, register_environment
 from tasks.plan.scale import parse_shard, select_shard
@@ -130,7 +132,12 @@ def build_plan(opts: EvalOptions, warn: Callable[[str], None] | None = None) -> 
     register_environment()
     warnings: list[str] = []
     emit = _warner(opts, warn, warnings)
-    suites = [load_suite(f, emit) for f in files]
+    errors = ErrorCollector()  # every file's errors, then every case's target: all at once
+    suites = []
+    for f in files:
+        with errors.check():
+            suites.append(load_suite(f, emit))
+    errors.raise_any()
     for s in suites:
         if not s.has_schema:
             emit(f"{s.path}:1: no $schema (inferred an eval file; add the line "
@@ -139,10 +146,20 @@ def build_plan(opts: EvalOptions, warn: Callable[[str], None] | None = None) -> 
     files_of = TargetFiles(opts, emit)
     resolver = TargetResolver(opts, emit)
     jobs: list[Job] = []
+    failed: set[tuple[str, str | None]] = set()  # a wrong target name: said once
     for suite, case in _select_cases(suites, opts):
         trials = opts.trials or case.trials or suite.trials or 1
-        for key in _case_targets(suite, case, opts, files_of, resolver):
+        try:
+            keys = _case_targets(suite, case, opts, files_of, resolver)
+        except ConfigError as err:
+            if (err.message, err.field) not in failed:
+                failed.add((err.message, err.field))
+                errors.errors.append(err)
+            continue
+        for key in keys:
             jobs.extend(Job(case, key, t) for t in range(trials))
+    errors.errors.extend(judge_errors(jobs, resolver))
+    errors.raise_any()
     targets = resolver.resolve_all()
     jobs = select_shard(jobs, shard)
     if opts.test_id and not jobs:

@@ -39,11 +39,20 @@ class Finished:
 
 
 def resolve_resume_path(value: str, fmt: str, flag: str = "--resume") -> Path:
-    """``latest`` → the newest results file of this format under .agentv/results/."""
+    """``latest`` → the newest results file of this format under .agentv/results/. A named
+    ``--resume`` file that does not exist yet is where a fresh run writes (as AgentV 4.x's
+    ``--resume`` starts fresh without its ``index.jsonl``); a missing ``--rerun-failed`` or
+    ``--retry-errors`` file is an error: there is nothing to run again."""
     if value != "latest":
         path = Path(value)
+        if flag == "--resume" and not path.exists():
+            from tasks.plan.outputs import check_file_target
+            check_file_target(value, flag)
+            return path
         if not path.is_file():
-            raise ConfigError(f"results file not found (for {flag})", value, flag)
+            raise ConfigError(f"results file not found (for {flag}: it runs again what an "
+                              "earlier run's results file holds; drop it to start a run)",
+                              value, flag)
         return path
     found = sorted(RESULTS_DIR.glob(f"eval_*.{fmt}"), key=lambda p: p.stat().st_mtime)
     if not found:

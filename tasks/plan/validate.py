@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from providers.errors import ConfigError
+from providers.errors import ConfigError, error_lines
 from tasks.load.config_file import CONFIG_SCHEMA, load_config
 from tasks.load.discover import walk_files
 from tasks.load.files import EVAL_SCHEMA
@@ -29,6 +29,7 @@ class Report:
     warnings: list[str] = field(default_factory=list)
     checked: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    invalid: int = 0  # files with errors (each may have several)
 
 
 def collect_files(paths: list[str]) -> list[tuple[Path, bool]]:
@@ -173,6 +174,7 @@ def validate_paths(paths: list[str], strict: bool = False) -> Report:
         try:
             validate_file(f, explicit, report, strict)
         except ConfigError as err:
-            report.errors.append(err.render())
+            report.errors.extend(error_lines(err))
+            report.invalid += 1
     report.warnings = list(dict.fromkeys(report.warnings))
     return report

@@ -13,9 +13,9 @@ tokens and cost. The expected outcome is read from the eval file named by the re
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from html import escape
 from pathlib import Path
 
+from providers.printable import html_text as escape
 from tasks.load.redact import redact
 from tasks.report.html import CSS, SCRIPT
 from tasks.report.runs import Run, load_runs

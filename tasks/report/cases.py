@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import json
 import re
-from html import escape
 from typing import Any
 
+from providers.printable import html_text as escape
 from tasks.report.html import fmt, missing
 
 MAX_CASES = 3000

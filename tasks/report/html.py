@@ -4,7 +4,7 @@ Nothing is loaded from the network."""
 from __future__ import annotations
 
 import math
-from html import escape
+from providers.printable import html_text as escape
 from typing import Any
 
 CSS = """body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:1200px;color:#222}

@@ -2,10 +2,10 @@
 and the case drill-downs."""
 from __future__ import annotations
 
-from html import escape
 from types import SimpleNamespace
 from typing import Any
 
+from providers.printable import html_text as escape
 from tasks.report.cases import MAX_CASES, case_anchor, case_block
 from tasks.report.html import (
     bar_chart,

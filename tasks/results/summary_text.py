@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from providers.printable import printable
 from tasks.results.measures import BIN_LABELS
 from tasks.results.trials import shorten
 
@@ -10,7 +11,7 @@ from tasks.results.trials import shorten
 def format_summary(summary: dict[str, Any], wall_s: float | None = None) -> str:
     lines = ["", "SUMMARY", f"  total cases: {summary['total']}   errors: cases "
              f"{summary['errors']}, evaluators {summary.get('evaluator_errors', 0)}"]
-    lines += [f"  note: {note}" for note in summary.get("notes") or []]
+    lines += [f"  note: {printable(note)}" for note in summary.get("notes") or []]
     if summary["total"]:
         std = "n/a" if summary["std"] is None else f"{summary['std']:.3f}"
         lines.append(f"  mean: {summary['mean']:.3f}   median: {summary['median']:.3f}   "
@@ -19,9 +20,11 @@ def format_summary(summary: dict[str, Any], wall_s: float | None = None) -> str:
         width = max(summary["histogram"]) or 1
         for lbl, n in zip(BIN_LABELS, summary["histogram"]):
             lines.append(f"    {lbl}  {'#' * round(20 * n / width):<20} {n}")
-        lines.append("  top: " + ", ".join(f"{e} ({s:.3f})" for e, s in summary["top"]))
+        lines.append("  top: " + ", ".join(f"{printable(e)} ({s:.3f})"
+                                           for e, s in summary["top"]))
         if summary["bottom"]:
-            lines.append("  bottom: " + ", ".join(f"{e} ({s:.3f})" for e, s in summary["bottom"]))
+            lines.append("  bottom: " + ", ".join(f"{printable(e)} ({s:.3f})"
+                                                  for e, s in summary["bottom"]))
         lines.append(_pass_line(summary))
         lines.extend(_trial_lines(summary.get("trials")))
         if summary.get("input_tokens") or summary.get("output_tokens"):
@@ -31,7 +34,8 @@ def format_summary(summary: dict[str, Any], wall_s: float | None = None) -> str:
                          f"   judge cost: ${summary.get('judge_cost_usd') or 0:.6f}")
     if wall_s is not None:
         lines.append(f"  wall time: {wall_s:.2f}s")
-    lines += [f"  QUALITY GATE FAILED: {reason}" for reason in summary.get("gate_failures") or []]
+    lines += [f"  QUALITY GATE FAILED: {printable(reason)}"
+              for reason in summary.get("gate_failures") or []]
     return "\n".join(lines)
 
 
@@ -50,5 +54,5 @@ def _trial_lines(trials: dict[str, Any] | None) -> list[str]:
              f"{trials['pass_at_1']:.3f}   pass@{k}: {trials['pass_at_k']:.3f}   "
              f"pass^{k}: {trials['pass_hat_k']:.3f}"]
     if trials["disagreeing"]:
-        lines.append("  trials disagree: " + shorten(trials["disagreeing"]))
+        lines.append("  trials disagree: " + printable(shorten(trials["disagreeing"])))
     return lines

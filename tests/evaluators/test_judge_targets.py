@@ -9,6 +9,7 @@ import pytest
 
 from evaluators.base import EvalContext, run_evaluator, weighted_score, verdict_for
 from evaluators.code import CodeJudge
+from evaluators.judge_call import BrokenReply
 from evaluators.llm_judge import LlmJudge, parse_verdict
 from evaluators.registry import build_evaluator
 from providers.base import ConfigError, Target
@@ -22,14 +23,19 @@ def ctx_with_judge(reply) -> EvalContext:
                        judge_name="judge")
 
 
-def test_verdict_parsing_with_prose_clamp_and_limits():
-    reply = ('Sure! Here you go:\n```json\n{"score": 1.7, "hits": [" a ", "", "b", "c", "d", "e"],'
+def test_verdict_parsing_with_prose_and_limits():
+    reply = ('Sure! Here you go:\n```json\n{"score": 1.0, "hits": [" a ", "", "b", "c", "d", "e"],'
              ' "misses": [null, "x"], "reasoning": "fine"}\n``` thanks')
     score, hits, misses, reasoning, ok = parse_verdict(reply)
     assert ok and score == 1.0 and hits == ["a", "b", "c", "d"] and misses == ["x"]
     assert reasoning == "fine"
     assert parse_verdict("no json {here")[4] is False
-    assert parse_verdict('{"score": -3}')[0] == 0.0
+
+
+@pytest.mark.parametrize("score", ["1.7", "-3", "7"])
+def test_a_score_outside_0_1_is_never_clamped(score):
+    with pytest.raises(BrokenReply, match=f"score {score} is outside the 0-1 scale"):
+        parse_verdict(f'{{"score": {score}}}')
 
 
 def test_llm_judge_prompt_and_result():
@@ -139,3 +145,26 @@ def test_dry_run_mock_judge_answers_rubric_prompts():
     result = asyncio.run(RubricEvaluator(type="rubric").evaluate(ctx))
     assert result.error is None and not result.warnings
     assert len(result.hits) + len(result.misses) == 2
+
+
+def test_a_judge_on_another_scale_is_an_evaluator_error_naming_it():
+    """``score: 7`` twice (a 0-10 scale): the judge is asked again, then it is this
+    evaluator's error naming the scale — not a 1.0 pass."""
+    reply = {"score": 7, "hits": ["ok"], "misses": [], "reasoning": "7/10"}
+    result = asyncio.run(run_evaluator(LlmJudge(name="j", type="llm_judge"),
+                                       ctx_with_judge(reply)))
+    assert result.score == 0.0 and result.error
+    assert "score 7 is outside the 0-1 scale" in result.error
+    assert result.judge_call["asks"] == 2
+
+
+def test_a_prompt_declaring_0_to_10_has_its_scores_rescaled(tmp_path):
+    prompt = "Grade {{ candidate_answer }} with a score from 0 to 10."
+    reply = {"score": 7, "hits": ["ok"], "misses": [], "reasoning": "7/10"}
+    result = asyncio.run(run_evaluator(LlmJudge(name="j", type="llm_judge", prompt=prompt),
+                                       ctx_with_judge(reply)))
+    assert result.error is None and result.score == pytest.approx(0.7)
+    reply["score"] = 12  # beyond the declared scale: still an error
+    result = asyncio.run(run_evaluator(LlmJudge(name="j", type="llm_judge", prompt=prompt),
+                                       ctx_with_judge(reply)))
+    assert "score 12 is outside the 0-10 scale" in (result.error or "")

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from evaluators.base import Evaluator
 from evaluators.gated import Gated
-from providers.errors import ConfigError
+from providers.errors import ConfigError, ConfigErrors, ErrorCollector, did_you_mean
 from providers.lazyload import load_symbol
 from tasks.load.yamlsrc import LineDict, LineList
 
@@ -46,6 +46,14 @@ COMPOSITES = {"composite", "assert-set"}
 GATE_KEYS = {"name", "type", "weight", "required", "min_score", "negate"}
 RETIRED = {"code-judge": "code-grader", "llm-judge": "llm-grader"}
 SCRIPT_SUFFIXES = (".ts", ".js", ".mts", ".mjs")
+
+
+def _errors(err: ValidationError, what: str, where: str) -> ConfigErrors:
+    """Every error of a model, one line each."""
+    from providers.base_settings import describe_error
+    return ConfigErrors([ConfigError(f"{describe_error(e)} ({what})", where,
+                                     ".".join(str(p) for p in e.get("loc", ())) or None)
+                         for e in err.errors()])
 
 
 def auto_name(kind: str, raw: dict) -> str:
@@ -99,12 +107,15 @@ class AssertionBuilder:
                 continue
             items.append((item, item_line))
         built = []
+        errors = ErrorCollector()  # every assertion's errors at once
         for item, item_line in items:
-            if item is None:
-                if strings:
-                    built.append(self.rubrics(strings, item_line))
-                continue
-            built.append(self.build(item, item_line))
+            with errors.check():
+                if item is None:
+                    if strings:
+                        built.append(self.rubrics(strings, item_line))
+                    continue
+                built.append(self.build(item, item_line))
+        errors.raise_any()
         return built
 
     def implicit_grader(self) -> Evaluator:
@@ -146,10 +157,7 @@ class AssertionBuilder:
             return Gated(name=name, type="llm-grader" if kind == "rubrics" else kind,
                          inner=inner, **gates)
         except ValidationError as err:
-            first = err.errors()[0]
-            field = ".".join(str(p) for p in first.get("loc", ())) or None
-            raise ConfigError(f"{first['msg']} (assertion '{name}')", self.at(line),
-                              field) from None
+            raise _errors(err, f"assertion '{name}'", self.at(line)) from None
 
     def settings(self, kind: str, config: dict) -> dict:
         """4.x spellings → the evaluator's fields."""
@@ -186,8 +194,10 @@ class AssertionBuilder:
             script = custom_script(kind, self.base_dir)
             if script is None:
                 known = ", ".join(sorted([*TYPES, *COMPOSITES]))
-                raise ConfigError(f"unknown assertion type '{kind}' (known: {known}; or a "
-                                  f"script .agentv/assertions/{kind}.ts)", self.at(line), "type")
+                hint = did_you_mean(kind, [*TYPES, *COMPOSITES])
+                raise ConfigError(f"unknown assertion type '{kind}'{hint} (known: {known}; or "
+                                  f"a script .agentv/assertions/{kind}.ts)", self.at(line),
+                                  "type")
             spec = TYPES["code-grader"]
             extra = {"command": ["bun", "run", str(script)], "config": config or None}
             config = {}
@@ -197,15 +207,12 @@ class AssertionBuilder:
                                             "base_dir": str(self.base_dir)},
                                            context={"where": self.at(line), "warn": self.warn})
         except ValidationError as err:
-            from providers.base_settings import describe_error
-            first = err.errors()[0]
-            field = ".".join(str(p) for p in first.get("loc", ())) or None
-            raise ConfigError(f"{describe_error(first)} (assertion type '{kind}')",
-                              self.at(line), field) from None
+            raise _errors(err, f"assertion type '{kind}'", self.at(line)) from None
         from evaluators.registry import check_references
         check_references(evaluator, self.at(line))
         extras = sorted((evaluator.model_extra or {}).keys())
         if extras and not getattr(cls, "extra_keys_are_config", False):
+            hints = "".join(did_you_mean(k, [*cls.model_fields, *GATE_KEYS]) for k in extras)
             self.warn(f"{self.at(line)}: unknown key(s) {', '.join(extras)} in assertion "
-                      f"'{kind}' (ignored)")
+                      f"'{kind}'{hints} (ignored)")
         return evaluator

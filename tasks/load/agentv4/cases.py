@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from evaluators.base import Evaluator
-from providers.errors import ConfigError
+from providers.errors import ConfigError, ErrorCollector, did_you_mean
 from tasks.load.agentv4.assertions import AssertionBuilder
 from tasks.load.generation import FORMAT
 from tasks.load.agentv4.templating import interpolate_vars
@@ -65,21 +65,35 @@ def parse_test(raw: Any, line: int, suite: SuiteDefaults, warn: Callable[[str], 
             raise ConfigError(f"{UNSUPPORTED[key]} is not supported by agentv",
                               f"{origin}:{_line(raw, key, line)}", key)
         if key not in TEST_KEYS:
-            warn(f"{origin}:{_line(raw, key, line)}: unknown key '{key}' in test (ignored)")
+            warn(f"{origin}:{_line(raw, key, line)}: unknown key '{key}' in test"
+                 f"{did_you_mean(key, TEST_KEYS)} (ignored)")
     test_id = raw.get("id")
     if not isinstance(test_id, (str, int)) or isinstance(test_id, bool) or str(test_id) == "":
         raise ConfigError("required field missing or not a string", at, "id")
     variables = raw.get("vars") if isinstance(raw.get("vars"), dict) else None
-    execution = _execution(raw, origin, line, warn)
+    errors = ErrorCollector()  # the test's independent parts, every error at once
+    execution: dict = {}
+    with errors.check():
+        execution = _execution(raw, origin, line, warn)
+        _target(execution, origin, line)
+    with errors.check():
+        _threshold(execution, origin, line)
     skip = execution.get("skip_defaults") is True
-    criteria = _criteria(raw, variables, origin, line)
-    inputs = _inputs(raw, variables, suite, skip, origin, line)
-    expected = parse_messages(_expected(interpolate_vars(raw.get("expected_output"), variables)),
-                              suite.base_dir, origin, _line(raw, "expected_output", line),
-                              "expected_output", suite.patterns)
+    criteria, inputs, expected, evaluators = "", [], [], []
+    with errors.check():
+        criteria = _criteria(raw, variables, origin, line)
+    with errors.check():
+        inputs = _inputs(raw, variables, suite, skip, origin, line)
+    with errors.check():
+        expected = parse_messages(_expected(interpolate_vars(raw.get("expected_output"),
+                                                             variables)),
+                                  suite.base_dir, origin, _line(raw, "expected_output", line),
+                                  "expected_output", suite.patterns)
     builder = suite.builder if origin == suite.path else AssertionBuilder(
         origin, suite.base_dir, warn)
-    evaluators = _assertions(raw, suite, builder, skip, line)
+    with errors.check():
+        evaluators = _assertions(raw, suite, builder, skip, line)
+    errors.raise_any()
     if not (criteria or expected or evaluators or "assertions" in raw):
         raise ConfigError("a test needs criteria, expected_output or assertions", at, "criteria")
     own_meta = raw.get("metadata")
@@ -101,8 +115,8 @@ def _execution(raw: dict, path: str, line: int, warn) -> dict:
                           "execution")
     for key in execution:
         if key not in TEST_EXECUTION_KEYS:
-            warn(f"{path}:{_line(execution, key, line)}: unknown key '{key}' in execution "
-                 "(ignored)")
+            warn(f"{path}:{_line(execution, key, line)}: unknown key '{key}' in execution"
+                 f"{did_you_mean(key, TEST_EXECUTION_KEYS)} (ignored)")
     return execution
 
 

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any, Callable
 
-from providers.errors import ConfigError
+from providers.errors import ConfigError, ErrorCollector, did_you_mean
 from tasks.load.agentv4.assertions import AssertionBuilder
 from tasks.load.agentv4.cases import SuiteDefaults, parse_test
 from tasks.load.generation import FORMAT
@@ -64,7 +64,8 @@ def load_v4_suite(path: Path, data: LineDict, warn: Callable[[str], None]) -> Ev
         if key in IGNORED:
             warn(f"{at}: execution.{key}: {IGNORED[key]}")
         elif key not in EXECUTION_KEYS:
-            warn(f"{at}: unknown key '{key}' in execution (ignored)")
+            warn(f"{at}: unknown key '{key}' in execution{did_you_mean(key, EXECUTION_KEYS)} "
+                 "(ignored)")
     builder = AssertionBuilder(spath, path.parent, warn)
     name = suite_name(data, path)
     defaults = SuiteDefaults(
@@ -75,17 +76,27 @@ def load_v4_suite(path: Path, data: LineDict, warn: Callable[[str], None]) -> Ev
                                       data.line_of("assertions")),
         metadata=dict(data["metadata"]) if isinstance(data.get("metadata"), dict) else {})
     suite = EvalSuite(path=spath, description=str(data.get("description") or ""),
-                      dataset=name, target=_suite_target(data, execution, spath),
-                      has_schema=True, format=FORMAT, trials=_trials(execution),
-                      threshold=_suite_threshold(execution, spath),
-                      workers=_workers(execution, spath))
-    suite.gates = parse_gates({k: v for k, v in execution.items()
-                               if k in ("fail_on_error", "fail_under", "min_pass_rate")}, spath,
-                              getattr(execution, "line_of", lambda _k: None))
-    suite.workspace = workspace_of(data, spath, str(path.parent), warn)
-    suite.tags = file_tags(data.get("tags"), f"{spath}:{data.line_of('tags')}")
+                      dataset=name, has_schema=True, format=FORMAT)
+    errors = ErrorCollector()  # the file's keys and every test: all errors at once
+    parts = {"target": lambda: _suite_target(data, execution, spath),
+             "trials": lambda: _trials(execution, spath),
+             "threshold": lambda: _suite_threshold(execution, spath),
+             "workers": lambda: _whole(execution.get("workers"), 1, 50, spath, execution,
+                                       "workers"),
+             "gates": lambda: parse_gates({k: v for k, v in execution.items() if k in
+                                           ("fail_on_error", "fail_under", "min_pass_rate")},
+                                          spath, getattr(execution, "line_of", lambda _k: None)),
+             "workspace": lambda: workspace_of(data, spath, str(path.parent), warn),
+             "tags": lambda: file_tags(data.get("tags"), f"{spath}:{data.line_of('tags')}")}
+    for attr, part in parts.items():
+        with errors.check():
+            value = part()
+            if hasattr(suite, attr):
+                setattr(suite, attr, value)
     defaults.workspace = suite.workspace
-    suite.cases = _cases(data, path, defaults, warn)
+    with errors.check():
+        suite.cases = _cases(data, path, defaults, warn)
+    errors.raise_any()
     return suite
 
 
@@ -95,7 +106,8 @@ def _warn_keys(data: LineDict, spath: str, warn) -> None:
         if key in IGNORED:
             warn(f"{at}: {key}: {IGNORED[key]}")
         elif key not in SUITE_KEYS:
-            warn(f"{at}: unknown key '{key}' in eval file (ignored)")
+            warn(f"{at}: unknown key '{key}' in eval file{did_you_mean(key, SUITE_KEYS)} "
+                 "(ignored)")
 
 
 def _suite_target(data: dict, execution: dict, spath: str) -> str | None:
@@ -107,24 +119,26 @@ def _suite_target(data: dict, execution: dict, spath: str) -> str | None:
     return value.strip()
 
 
-def _trials(execution: dict) -> int | None:
+def _trials(execution: dict, spath: str) -> int | None:
     """``execution.trials: {count: N}`` (AgentV 4.x) or a plain number."""
     trials = execution.get("trials")
     count = trials.get("count") if isinstance(trials, dict) else trials
-    return count if isinstance(count, int) and not isinstance(count, bool) and count >= 1 \
-        else None
+    return _whole(count, 1, 1000, spath, execution, "trials")
 
 
-def _workers(execution: dict, spath: str) -> int | None:
-    """``execution.workers``: the file's concurrent cases when ``--workers`` is not given."""
-    value = execution.get("workers")
+def _whole(value: Any, low: int, high: int, spath: str, execution: dict,
+           key: str) -> int | None:
+    """A whole number from ``low`` to ``high`` (``'8'``, text, is an error), or absent."""
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 50:
-        line = execution.line_of("workers") if isinstance(execution, LineDict) else 1
-        raise ConfigError(f"must be a whole number from 1 to 50, got {value!r}",
-                          f"{spath}:{line}", "workers")
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        line = execution.line_of(key) if isinstance(execution, LineDict) else 1
+        shown = f"text {value!r} (write it without quotes)" if isinstance(value, str) \
+            else repr(value)
+        raise ConfigError(f"must be a whole number from {low} to {high}, got {shown}",
+                          f"{spath}:{line}", key)
     return value
+
 
 
 def _suite_threshold(execution: dict, spath: str) -> float | None:
@@ -157,13 +171,16 @@ def _cases(data: LineDict, path: Path, defaults: SuiteDefaults, warn) -> list:
                           f"{path}:{line}", "tests")
     cases: list = []
     seen: dict[str, str] = {}
+    errors = ErrorCollector()  # every test's errors at once
     for item, where, item_line in entries:
-        case = parse_test(item, item_line, defaults, warn, where)
-        if case.id in seen:
-            raise ConfigError(f"duplicate test id '{case.id}' (first at {seen[case.id]})",
-                              f"{where}:{item_line}", "id")
-        seen[case.id] = f"{where}:{item_line}"
-        cases.append(case)
+        with errors.check():
+            case = parse_test(item, item_line, defaults, warn, where)
+            if case.id in seen:
+                raise ConfigError(f"duplicate test id '{case.id}' (first at {seen[case.id]})",
+                                  f"{where}:{item_line}", "id")
+            seen[case.id] = f"{where}:{item_line}"
+            cases.append(case)
+    errors.raise_any()
     return cases
 
 

@@ -128,7 +128,8 @@ def test_warnings_are_given_once_when_loaded_never_when_a_job_builds(tmp_path):
     warnings: list[str] = []
     suite = load_suite(write_suite(tmp_path), warn=warnings.append)
     assert warnings == [f"{tmp_path / 's.yaml'}:6: unknown key 'common' in eval file (ignored)",
-                        f"{tmp_path / 's.yaml'}:37: unknown key 'nope' in eval case (ignored)"]
+                        f"{tmp_path / 's.yaml'}:37: unknown key 'nope' in eval case "
+                        "(did you mean 'note'?) (ignored)"]
     count = len(warnings)
     assert isinstance(suite.cases, LazyCases)
     for ref in suite.cases.refs:

@@ -31,7 +31,7 @@ def results_file(path: Path, records: list[dict]) -> Path:
     ({"prefect_tasks": "each"}, "--prefect-tasks", "unknown mode 'each'"),
     ({"target": ["a", " "]}, "--target", "must not be empty"),
     ({"tag": [3]}, "--tag", "must be text"),
-    ({"resume": "nope.jsonl"}, "--resume", "results file not found"),
+    ({"resume": "."}, "--resume", "results file not found"),
     ({"rerun_failed": "nope.jsonl"}, "--rerun-failed", "results file not found"),
     ({"retry_errors": "nope.jsonl"}, "--retry-errors", "results file not found"),
 ])

@@ -12,6 +12,9 @@ NOT_SUPPORTED = {  # file → the feature agentv lacks, as the error names it
     "features/copilot-log-eval/evals/skill-trigger.EVAL.yaml": "unknown provider 'copilot-log'",
     "features/multi-turn-conversation-live/evals/dataset.eval.yaml": "conversation mode",
     "showcase/trace-evaluation/evals/coding-agent-replay.eval.yaml": "unknown provider 'replay'",
+    # they name no target and their targets files define no 'default': a run cannot start
+    "features/preprocessors/evals/dataset.eval.yaml": "unknown target 'default'",
+    "showcase/trace-evaluation/evals/transcript-import.eval.yaml": "unknown target 'default'",
 }
 
 
