@@ -22,9 +22,12 @@ def own_server(tmp_path, monkeypatch):
     """A Prefect server started as agentv starts its own, under this test's AGENTV_HOME."""
     from flows import server
     monkeypatch.setenv("AGENTV_HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("PREFECT_API_URL")
-    url = server.start_server()
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    url = server.start_server(wait=False)
     pid = server.read_state()["pid"]
+    deadline = time.monotonic() + 300  # a loaded machine: a minute or more
+    while not server.healthy(url) and time.monotonic() < deadline:
+        time.sleep(0.5)
     monkeypatch.setenv("PREFECT_API_URL", url)
     yield url, pid
     try:
