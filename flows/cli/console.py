@@ -132,7 +132,7 @@ class KeptWorkspaces:
 
 def run_from_cli(opts: EvalOptions) -> int:
     """Run, print the outcome; exit code 0, 1 (a quality gate failed), 2 (I/O failure),
-    130/143 (interrupted by Ctrl-C/SIGTERM)."""
+    3 (the Prefect API lost mid-run), 130/143 (interrupted by Ctrl-C/SIGTERM)."""
     from flows.launch import run_eval
     started = time.perf_counter()
     bar, kept = ProgressBar(), KeptWorkspaces(opts.keep_workspaces)

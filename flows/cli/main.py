@@ -157,7 +157,7 @@ def eval_command(
     """Run eval suites: one scored record per case and target.
 
     Exit codes: 0 ok, 1 a quality gate, --threshold or --budget-usd failed, 2 bad input,
-    130 interrupted."""
+    3 the Prefect server lost mid-run (every case still recorded), 130 interrupted."""
     from dataclasses import fields
 
     from flows.cli.console import run_from_cli
