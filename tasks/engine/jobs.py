@@ -133,7 +133,9 @@ class JobRunner:
         self.execute = execute or runner.run
         self.budget = budget
         self.started: dict[str, asyncio.Task[Record | None]] = {}  # head start, by job key
-        self.begun: set[str] = set()  # the keys of the jobs that run or ran
+        # the keys of the jobs that run or ran, when asked for (a run's local runner: one
+        # run's keys; not a long-lived worker's)
+        self.begun: set[str] | None = None
 
     @classmethod
     def for_targets(cls, runtimes: dict[str, TargetRuntime], options: RunOptions,
@@ -152,7 +154,8 @@ class JobRunner:
     def not_begun(self, jobs: list[Job]) -> list[Job]:
         """``jobs`` but those that run or ran already (a head start's are adopted): a batch
         run again, outside Prefect, after Prefect failed around it, runs no case twice."""
-        return [job for job in jobs if job.key in self.started or job.key not in self.begun]
+        begun = self.begun or set()
+        return [job for job in jobs if job.key in self.started or job.key not in begun]
 
     def holds(self, jobs: list[Job]) -> bool:
         """Whether some of ``jobs`` already started (a batch must adopt them)."""
@@ -190,7 +193,8 @@ class JobRunner:
             if control.stopping:
                 control.skipped += 1
                 return None  # stopping: schedule nothing new
-            self.begun.add(job.key)
+            if self.begun is not None:
+                self.begun.add(job.key)
             if self.budget is not None and self.budget.exceeded:
                 self.budget.not_run += 1
                 return self.sink(self.runner.not_run_record(job, self.budget.reason()))
@@ -201,7 +205,8 @@ class JobRunner:
                 record = await self.execute(job)
             except asyncio.CancelledError:
                 control.skipped += 1
-                self.begun.discard(job.key)
+                if self.begun is not None:
+                    self.begun.discard(job.key)
                 return None  # cancelled after the grace period: not recorded, resumable
             finally:
                 if task is not None:

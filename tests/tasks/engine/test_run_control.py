@@ -97,6 +97,7 @@ def test_a_batch_run_again_runs_no_case_twice_but_adopts_a_head_start():
         return {"eval_id": j.key}
     cases = cast(CaseRunner, SimpleNamespace(batching=lambda jobs: False))
     runner = JobRunner(cases, LocalLimits(4, {}), RunControl(grace_s=None), execute=execute)
+    runner.begun = set()
     batch = [job("a"), job("b"), job("c"), job("d")]
 
     async def run() -> list[str]:
