@@ -114,6 +114,7 @@ async def _launch_flow(launch) -> Any:
     watch = asyncio.ensure_future(launch.recording.watch(url)) if url else None
     try:
         flow, tags = await asyncio.to_thread(_prefect_flow, launch.plan)
+        launch.recording.prefect_imported()
         final = None
         try:
             with tags:

@@ -96,6 +96,7 @@ class Recording:
         self.lost: str | None = None  # why recording stopped (one line)
         self._sending: set[asyncio.Future] = set()
         self._retries: tuple[Any, int] | None = None
+        self._prefect_ready = False  # Prefect imported (never import it while a thread does)
 
     def stop(self, err: BaseException) -> None:
         if self.lost is not None:
@@ -106,9 +107,14 @@ class Recording:
         for sending in list(self._sending):
             sending.cancel()
 
+    def prefect_imported(self) -> None:
+        """Prefect is imported now: its client's retries can be turned off."""
+        self._prefect_ready = True
+        if self.lost is not None:
+            self._no_retries()
+
     def _no_retries(self) -> None:
-        import sys
-        if "prefect.settings" not in sys.modules:
+        if not self._prefect_ready or self._retries is not None:
             return
         from prefect.settings import get_current_settings
         client = get_current_settings().client

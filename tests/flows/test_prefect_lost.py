@@ -83,6 +83,8 @@ def test_prefect_server_killed_mid_run_every_case_recorded_once(own_server, tmp_
     assert len(errors) == 1 and errors[0].startswith("error: Prefect recording stopped: "
                                                      f"no Prefect API answers at {url}"), stderr
     assert f"every case ran and is recorded in {out}" in errors[0]
+    assert [line for line in stderr.splitlines()
+            if line.strip() and not line.startswith("agentv:")] == errors  # nothing else
     assert f"total cases: {n}" in stdout
     recorded = keys(out)
     assert len(recorded) == len(set(recorded)) == n
