@@ -36,7 +36,7 @@ def server_status() -> None:
     raise typer.Exit(0 if url else 1)
 
 
-@server_app.command("prune")
+@server_app.command("prune", short_help="Delete flow runs older than --older-than (30d).")
 def server_prune(
     older_than: str = typer.Option("30d", metavar="AGE",
                                    help="Delete flow runs that started more than AGE ago "
