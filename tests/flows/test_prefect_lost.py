@@ -17,25 +17,6 @@ from tests.flows.test_crash_safety import keys, start
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture
-def own_server(tmp_path, monkeypatch):
-    """A Prefect server started as agentv starts its own, under this test's AGENTV_HOME."""
-    from flows import server
-    monkeypatch.setenv("AGENTV_HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("PREFECT_API_URL", raising=False)
-    url = server.start_server(wait=False)
-    pid = server.read_state()["pid"]
-    deadline = time.monotonic() + 300  # a loaded machine: a minute or more
-    while not server.healthy(url) and time.monotonic() < deadline:
-        time.sleep(0.5)
-    monkeypatch.setenv("PREFECT_API_URL", url)
-    yield url, pid
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-
-
 def make_suite(tmp_path: Path, n: int, delay_ms: int) -> Path:
     (tmp_path / "targets.yaml").write_text(
         "$schema: agentv-targets-v2\ntargets:\n  - name: default\n    provider: mock\n"
@@ -59,8 +40,8 @@ def lines(path: Path) -> int:
     return path.read_text().count("\n") if path.exists() else 0
 
 
-def test_prefect_server_killed_mid_run_every_case_recorded_once(own_server, tmp_path):
-    url, pid = own_server
+def test_prefect_server_killed_mid_run_every_case_recorded_once(own_prefect_server, tmp_path):
+    url, pid = own_prefect_server
     n = 300
     out = tmp_path / "r.jsonl"
     proc = start(["eval", str(make_suite(tmp_path, n, 300)), "--workers", "8",

@@ -48,7 +48,13 @@ async def _kept(run_ids):
 
 
 @pytest.mark.slow
-def test_prune_deletes_older_runs_with_their_task_runs_and_artifacts(prefect_api):
+def test_prune_deletes_older_runs_with_their_task_runs_and_artifacts(own_prefect_server):
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+    with temporary_settings(updates={PREFECT_API_URL: own_prefect_server[0]}):
+        _old_pruned_young_kept()
+
+
+def _old_pruned_young_kept() -> None:
     run_once = _flow_with_a_task_and_an_artifact()
     old = run_once(return_state=True).state_details.flow_run_id
     time.sleep(3)
@@ -70,8 +76,8 @@ def _kept_now(run_ids):
 
 
 @pytest.mark.slow
-def test_prune_command_reports_what_it_deleted(cli):
-    proc = cli("server", "prune", "--older-than", "3650d")
+def test_prune_command_reports_what_it_deleted(own_prefect_server):
+    proc = run_cli("server", "prune", "--older-than", "3650d")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("pruned 0 flow run(s) and 0 artifact(s) older than 3650d")
 
