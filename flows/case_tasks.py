@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from prefect import get_run_logger, task
+from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from flows.scrubbed import PERSIST, scrub_errors
+from flows.recording import run_logger
 from flows.session import RunSession, as_is
 from tasks.plan.expand import Job
 from tasks.engine.case_runner import Invoked
@@ -26,7 +27,7 @@ def case_label(job: Job, trials: bool) -> str:
 async def invoke_provider(label: str, session: RunSession, job: Job) -> Invoked:
     """Call the case's target (agentv's retry layer inside: attempts are logged)."""
     done = await session.runner.invoke(job)
-    logger = get_run_logger()
+    logger = run_logger()
     if done.record is not None:
         logger.warning("target %s failed after %d attempt(s): %s", job.target, done.attempts,
                        done.record.get("error"))
@@ -44,7 +45,7 @@ async def run_evaluators(label: str, session: RunSession, done: Invoked) -> dict
     """Score the answer with the case's evaluators; the case's record."""
     record = await session.runner.evaluate(done)
     if not record.get("error"):
-        get_run_logger().info("score %.3f (%d hit(s), %d miss(es))", record.get("score", 0.0),
+        run_logger().info("score %.3f (%d hit(s), %d miss(es))", record.get("score", 0.0),
                               len(record.get("hits") or []), len(record.get("misses") or []))
     return record
 
@@ -57,5 +58,6 @@ class CaseTasks:
 
     async def __call__(self, job: Job) -> dict[str, Any]:
         label = case_label(job, self.trials)
-        done = await invoke_provider(label, self.session, as_is(job))
-        return await run_evaluators(label, self.session, as_is(done))
+        call = self.session.recording.call  # the API lost: the same, outside Prefect
+        done = await call(invoke_provider, label, self.session, as_is(job))
+        return await call(run_evaluators, label, self.session, as_is(done))

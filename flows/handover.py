@@ -13,6 +13,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
+from flows.recording import Recording
 from tasks.plan.expand import Job
 from tasks.engine.head_start import HeadStart
 from tasks.engine.jobs import Record, RunControl
@@ -41,6 +42,8 @@ class Launch:
     remote: Callable[[list[Job]], Any] | None = None
     head: HeadStart | None = None  # cases the launcher started before the flow run existed
     ledger: RunLedger | None = None  # where the head start's cases are recorded
+    recording: Recording = field(default_factory=Recording)  # Prefect's, until the API is lost
+    opened: bool = False  # a RunSession took the run's resources (and closes them)
 
     def release(self) -> None:
         """The call is over: let go of the run (the outcome stays)."""

@@ -96,7 +96,8 @@ def run_plan(plan, runtimes, *, on_record: Callable[[dict], None] | None = None,
         with secrets.scope(), sigterm_held(plan.options.task_runner != "dask"), \
                 interrupt_handler(launch, log), launching(launch):
             final: Any = asyncio.run(_launch_flow(launch))
-        return launch.outcome if launch.outcome is not None else final.result()
+        result = launch.outcome if launch.outcome is not None else final.result()
+        return {**result, "prefect_lost": launch.recording.lost}
     except BaseException:
         if writer is not None:
             writer.abandon()  # nothing ran: the file we made goes (a begun one stays)
@@ -104,6 +105,7 @@ def run_plan(plan, runtimes, *, on_record: Callable[[dict], None] | None = None,
     finally:
         if writer is not None:
             writer.close()
+        launch.recording.close()
         launch.release()
         if "prefect.logging.handlers" in sys.modules:
             from prefect.logging.handlers import APILogWorker
@@ -111,13 +113,33 @@ def run_plan(plan, runtimes, *, on_record: Callable[[dict], None] | None = None,
 
 
 async def _launch_flow(launch) -> Any:
-    """Head start the cases, then (Prefect imported on a thread meanwhile) run the flow."""
+    """Head start the cases, then (Prefect imported on a thread meanwhile) run the flow,
+    watching its API. The API lost before the flow run opened the run (it could not be
+    created): the flow's function runs without Prefect. Lost after the flow's outcome (its
+    final state could not be sent): the outcome stands."""
+    import os
     launch.head = _head_start(launch)
+    url = os.environ.get("PREFECT_API_URL")
+    watch = asyncio.ensure_future(launch.recording.watch(url)) if url else None
     try:
         flow, tags = await asyncio.to_thread(_prefect_flow, launch.plan)
-        with tags:
-            return await flow(options=_flow_options(launch.plan), return_state=True)
+        launch.recording.prefect_imported()
+        final = None
+        try:
+            with tags:
+                final = await flow(options=_flow_options(launch.plan), return_state=True)
+        except Exception as err:
+            from flows.recording import api_lost
+            if not api_lost(err) or (launch.opened and launch.outcome is None):
+                raise
+            launch.recording.stop(err)
+        if launch.recording.lost and not launch.opened:  # no flow run took the run
+            from flows.pipeline import eval_flow
+            await eval_flow.fn(options=_flow_options(launch.plan))
+        return final
     finally:
+        if watch is not None:
+            watch.cancel()
         if launch.head is not None:
             await launch.head.close()
 

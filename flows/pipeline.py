@@ -16,7 +16,7 @@ import math
 import time
 from typing import Any, Callable
 
-from prefect import get_run_logger, task
+from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from flows.scrubbed import PERSIST, scrub_errors
@@ -27,6 +27,7 @@ from flows.case_tasks import CaseTasks
 from flows.jsonflow import json_flow
 from flows.artifacts.outcome import run_info
 from flows.handover import Launch, current_launch
+from flows.recording import run_logger
 from flows.session import RunSession, as_is
 from tasks.plan.batching import Batch, batch_size, run_batches
 from tasks.load.case_store import release_cases
@@ -39,12 +40,13 @@ __all__ = ["eval_flow"]
       task_run_name="run-cases: {label}")
 @scrub_errors
 async def run_batch(label: str, session: RunSession, jobs: list[Job]) -> dict[str, Any]:
-    """Run a batch of cases concurrently; publish a table of them as an artifact."""
-    records = await session.jobs.run_batch(jobs)
-    await publish_batch_table(label, records)
+    """Run a batch of cases concurrently (but those that began already: run again outside
+    Prefect after the API was lost); publish a table of them as an artifact."""
+    records = await session.jobs.run_batch(session.jobs.not_begun(jobs))
+    await session.recording.publish(lambda: publish_batch_table(label, records))
     errors = sum(1 for r in records if r.get("error"))
     if errors:
-        get_run_logger().warning("%s: %d of %d case(s) failed", label, errors, len(records))
+        run_logger().warning("%s: %d of %d case(s) failed", label, errors, len(records))
     return {"cases": len(records), "errors": errors}
 
 
@@ -56,7 +58,8 @@ async def summarize_stage(session: RunSession, wall_s: float,
     the run's artifacts."""
     info = run_info(session.plan, session.ledger, getattr(session.jobs, "budget", None))
     return await publish_results(session.writer.path, session.plan.options, wall_s, info,
-                                 sink=session.writer.sink, pages=pages)
+                                 sink=session.writer.sink, pages=pages,
+                                 recording=session.recording)
 
 
 async def _run_batches(session: RunSession, labelled: list[Batch]) -> None:
@@ -72,7 +75,7 @@ async def _run_batches(session: RunSession, labelled: list[Batch]) -> None:
             if session.control.stopping and not session.jobs.holds(jobs):
                 session.control.skipped += len(jobs)
                 return
-            await run_batch(label, session, as_is(jobs))
+            await session.recording.call(run_batch, label, session, as_is(jobs))
 
     await asyncio.gather(*(gated(label, jobs) for label, jobs in labelled))
 
@@ -111,7 +114,7 @@ async def eval_flow(options: dict[str, Any]) -> dict[str, Any]:
 
 
 async def _eval(session: RunSession, launch: Launch, started: float) -> Any:
-    pages = case_pages(session.writer.sink)  # case tables published while the cases run
+    pages = case_pages(session.writer.sink, session.recording)  # published as cases run
     try:
         await run_cases(session, launch.remote)
     finally:
@@ -119,13 +122,14 @@ async def _eval(session: RunSession, launch: Launch, started: float) -> Any:
             pages.stop()
         release_cases(session.plan.suites)  # no job builds its case again
     wall = time.perf_counter() - started  # the same clock as the console's wall time
-    summary = await summarize_stage(session, wall, as_is(pages))
+    summary = await session.recording.call(summarize_stage, session, wall, as_is(pages))
     from prefect.runtime import flow_run
     control = session.control
     gate_failures: list[str] = summary.get("gate_failures") or []
     launch.outcome = outcome = {
         "summary": summary, "results": str(session.writer.path), "errors": session.ledger.errors,
-        "warnings": session.ledger.warnings, "wall_s": wall, "flow_run_id": str(flow_run.id),
+        "warnings": session.ledger.warnings, "wall_s": wall,
+        "flow_run_id": str(flow_run.id) if flow_run.id else None,
         "flow_run_url": _ui_url(), "interrupted": control.stopping,
         "not_run": control.skipped, "signal": control.stop_signal,
         "io_error": control.io_error, "gate_failures": gate_failures}

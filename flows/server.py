@@ -112,7 +112,9 @@ def start_server(wait: bool = True) -> str:
     (home / "prefect").mkdir(parents=True, exist_ok=True)
     port = _free_port()
     url = f"http://127.0.0.1:{port}/api"
-    env = {**os.environ, **QUIET_ENV, **ui_env(port), "PREFECT_HOME": str(home / "prefect")}
+    from flows.prune import retention_env
+    env = {**os.environ, **QUIET_ENV, **ui_env(port), **retention_env(),
+           "PREFECT_HOME": str(home / "prefect")}
     env.pop("PREFECT_API_URL", None)
     log = open(home / "server.log", "ab")
     # a run holds SIGTERM until its flow is armed (flows/launch.sigterm_held); the server

@@ -13,11 +13,12 @@ import asyncio
 from contextlib import ExitStack
 from typing import Any, Callable, TypeVar, cast
 
-from prefect import get_run_logger, task
+from prefect import task
 from prefect.cache_policies import NO_CACHE
 from prefect.utilities.annotations import quote
 
 from flows.handover import Launch
+from flows.recording import run_logger
 from flows.scrubbed import PERSIST, scrub_errors
 from providers import secrets
 from tasks.load.redact import redact_log_handlers
@@ -47,7 +48,7 @@ async def plan_stage(session: RunSession) -> int:
     """Load eval files and targets, select targets, expand cases × trials into jobs (done
     already when the launcher validated the run before the flow)."""
     plan = session.plan = session.launch.plan or build_plan(EvalOptions(**session.options))
-    get_run_logger().info("%d eval file(s), %d job(s), targets: %s, workers: %d",
+    run_logger().info("%d eval file(s), %d job(s), targets: %s, workers: %d",
                           len(plan.suites), len(plan.jobs), ", ".join(plan.targets), plan.workers)
     return len(plan.jobs)
 
@@ -78,13 +79,14 @@ class RunSession:
 
     def __init__(self, options: dict[str, Any], launch: Launch):
         self.options, self.launch, self.control = options, launch, launch.control
-        self.head = launch.head
+        self.head, self.recording = launch.head, launch.recording
         self.secrets = secrets.current() or secrets.SecretRegistry()
         self._closers: list[Callable[[], Any]] = []
         self._watchdog: asyncio.Future | None = None
         self._scope = ExitStack()
 
     async def __aenter__(self) -> RunSession:
+        self.launch.opened = True  # from now on, this session owns what the run opened
         self._scope.enter_context(secrets.scope(self.secrets))
         try:
             redact_log_handlers(self.secrets)  # Prefect's console and API logs scrub
@@ -97,9 +99,9 @@ class RunSession:
 
     async def _open(self) -> None:
         launch = self.launch
-        await plan_stage(self)
+        await self.recording.call(plan_stage, self)
         try:
-            await preflight_stage(self)
+            await self.recording.call(preflight_stage, self)
         except BaseException:
             self._abandon_writer()
             raise

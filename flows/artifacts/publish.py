@@ -30,6 +30,7 @@ from prefect.artifacts import (
 from flows.artifacts.case_pages import CasePages
 from flows.artifacts.case_table import suite_of
 from flows.naming import artifact_key
+from flows.recording import Recording
 from flows.artifacts.table import create_table
 from tasks.load.gates import Gates
 from tasks.results.gates import gate_failures
@@ -77,12 +78,16 @@ async def _case_table(key: str, description: str, rows: list[dict[str, Any]]) ->
     return await create_table(rows, description, key)
 
 
-def case_pages(sink: RunSink | None) -> CasePages | None:
+def case_pages(sink: RunSink | None, recording: Recording) -> CasePages | None:
     """The run's case tables, published a page at a time while the cases run
-    (flows/artifacts/case_pages.py); ``stop()`` them when the cases are done."""
-    if sink is None or sink.broken is not None:
+    (flows/artifacts/case_pages.py), while Prefect records; ``stop()`` them when the cases
+    are done."""
+    if sink is None or sink.broken is not None or recording.lost is not None:
         return None
-    return CasePages(sink.cases, _case_table).start()
+
+    async def publish(key: str, description: str, rows: list[dict[str, Any]]) -> Any:
+        return await recording.publish(lambda: _case_table(key, description, rows))
+    return CasePages(sink.cases, publish).start()
 
 
 def _table_artifacts(tables, stats: list[dict[str, Any]], suites: list[str],
@@ -114,15 +119,17 @@ def _file_artifacts(summary: dict[str, Any], wall_s: float, files: dict[str, str
 
 async def publish_results(results: str | Path, options: EvalOptions, wall_s: float,
                           info: RunInfo | None = None, sink: RunSink | None = None,
-                          pages: CasePages | None = None) -> dict[str, Any]:
+                          pages: CasePages | None = None,
+                          recording: Recording | None = None) -> dict[str, Any]:
     """Write Parquet (+ JUnit), summarize, check the gates, publish the artifacts (all at
     once). With the run's ``sink`` the Parquet file, the statistics and the case rows were
     built as the records were written; without it (a merged file) a sink takes the results
     file's records now. The case tables (what ``pages`` did not publish while the cases
     ran), the statistics and the results file's link go out at once, while the Parquet
     file is closed and the summary computed on a thread.
-    ``summary["gate_failures"]`` lists the failed gates (empty: passed)."""
-    info = info or RunInfo()
+    ``summary["gate_failures"]`` lists the failed gates (empty: passed). Once ``recording``
+    is lost, nothing goes to Prefect; losing it now stops it too."""
+    info, recording = info or RunInfo(), recording or Recording()
     files = {"results": str(Path(results).resolve())}
     if sink is not None and sink.broken is not None:
         sink.finish()  # the Parquet file is written again from the results file
@@ -137,16 +144,26 @@ async def publish_results(results: str | Path, options: EvalOptions, wall_s: flo
     stats = sink.tally.breakdown() if sink.tally.total else []
     tables = _table_artifacts(final, stats, suites, targets)
     tables += _links(dict(files), suites, targets)  # the results file is complete
-    creating = [asyncio.ensure_future(c) for c in tables]  # sent while we summarize
+    creating: list[Any] = [asyncio.ensure_future(_sent(recording, c))
+                           for c in tables]  # sent while we summarize
     summary = await asyncio.to_thread(_sink_summary, sink, options, info, files)
     sent = frozenset({"results"})
-    creating += _file_artifacts(summary, wall_s, files, suites, targets, sent)
+    creating += [_sent(recording, c)
+                 for c in _file_artifacts(summary, wall_s, files, suites, targets, sent)]
     if pages is not None:
         creating.append(pages.sent())  # a page taken as the last cases finished
     await asyncio.gather(*creating)
     summary["files"] = files
     summary["targets"] = per_target(stats)
     return summary
+
+
+async def _sent(recording: Recording, artifact: Any) -> Any:
+    """Await an artifact's creation while Prefect records (else close it unsent)."""
+    if recording.lost is not None:
+        artifact.close()
+        return None
+    return await recording.publish(lambda: artifact)
 
 
 def per_target(stats: list[dict[str, Any]]) -> list[dict[str, Any]]:

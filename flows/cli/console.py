@@ -9,6 +9,7 @@ import sys
 import time
 from typing import Any
 
+from flows.recording import PREFECT_LOST_EXIT
 from providers.printable import printable
 from tasks.plan.plan import EvalOptions
 
@@ -134,7 +135,7 @@ class KeptWorkspaces:
 
 def run_from_cli(opts: EvalOptions) -> int:
     """Run, print the outcome; exit code 0, 1 (a quality gate failed), 2 (I/O failure),
-    130/143 (interrupted by Ctrl-C/SIGTERM)."""
+    3 (the Prefect API lost mid-run), 130/143 (interrupted by Ctrl-C/SIGTERM)."""
     from flows.launch import run_eval
     started = time.perf_counter()
     bar, kept = ProgressBar(), KeptWorkspaces(opts.keep_workspaces)
@@ -149,10 +150,17 @@ def run_from_cli(opts: EvalOptions) -> int:
         kept.keep_all = plan.keep_workspaces  # the flag, or the project config's
     try:
         result = run_eval(opts, on_record=on_record, on_plan=on_plan, started=started)
+    except Exception as err:
+        from flows.recording import api_lost
+        if not api_lost(err) or opts.verbose:
+            raise
+        return exit_now(prefect_lost_midrun(err, opts))
     finally:
         bar.stop()
     if result.get("io_error"):  # disk full, file too large: one error line, then the summary
         print(f"error: {result['io_error']}", file=sys.stderr)
+    if result.get("prefect_lost"):
+        print(prefect_lost_line(result), file=sys.stderr)
     print_outcome(result, result.get("wall_s") or time.perf_counter() - started)
     for line in kept.lines():
         print(line)
@@ -160,7 +168,28 @@ def run_from_cli(opts: EvalOptions) -> int:
         print(f"  interrupted: {result.get('not_run', 0)} case(s) not run; continue with "
               f"--resume {result['results']}")
         return exit_now(exit_code(result))
+    if result.get("prefect_lost"):
+        return exit_now(PREFECT_LOST_EXIT)
     return exit_now(1 if result.get("gate_failures") else 0)
+
+
+def prefect_lost_line(result: dict[str, Any]) -> str:
+    """The one line saying Prefect stopped recording, and how to go on."""
+    head = f"error: Prefect recording stopped: {result['prefect_lost']}"
+    if result.get("interrupted") or result.get("io_error"):
+        return head  # the run's own resume hint follows the summary
+    return (f"{head}; every case ran and is recorded in {result['results']} (the Prefect "
+            "flow run is incomplete); start a Prefect server (`agentv server start`) "
+            "before the next run")
+
+
+def prefect_lost_midrun(err: Exception, opts: EvalOptions) -> int:
+    """The last resort: Prefect failed where agentv could not go on without it."""
+    from flows.recording import lost_reason
+    out = opts.continued or opts.out
+    print(f"error: Prefect recording stopped: {lost_reason(err)}; the cases recorded so far "
+          f"are in {out}; continue with --resume {out}", file=sys.stderr)
+    return PREFECT_LOST_EXIT
 
 
 ENTRY_MODULES = ("flows.cli.main", "flows.eval")

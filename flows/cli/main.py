@@ -14,6 +14,7 @@ import typer
 
 from flows.cli.argv import agentv_argv
 from flows.cli.output import fail, setup_logging
+from flows.cli.server import server_app
 from providers.errors import ConfigError
 
 # click's plain help (rich's option table cuts option names at 80 columns), up to 120 wide
@@ -21,8 +22,6 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=N
                   context_settings={"max_content_width": 120},
                   help="agentv: evaluate AI agents and LLM apps with AgentV eval suites on "
                   "Prefect.")
-server_app = typer.Typer(help="The local Prefect server agentv uses by default.",
-                         no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(server_app, name="server")
 
 def agentv_version() -> str:
@@ -125,7 +124,7 @@ def eval_command(
     """Run eval suites: one scored record per case and target.
 
     Exit codes: 0 ok, 1 a quality gate, --threshold or --budget-usd failed, 2 bad input,
-    130 interrupted."""
+    3 the Prefect server lost mid-run (every case still recorded), 130 interrupted."""
     from dataclasses import fields
 
     from flows.cli.console import run_from_cli
@@ -218,31 +217,6 @@ def report_command(
     except ConfigError as err:
         fail(err)
     typer.echo(f"report: {path}")
-
-
-@server_app.command("start")
-def server_start() -> None:
-    """Start (or reuse) the background Prefect server and print its URLs."""
-    from flows.server import start_server, ui_url, usable_url
-    url = usable_url() or start_server()
-    typer.echo(f"Prefect API: {url}\nPrefect UI:  {ui_url() or url.removesuffix('/api')}")
-
-
-@server_app.command("stop")
-def server_stop() -> None:
-    """Stop the background Prefect server."""
-    from flows.server import stop_server
-    typer.echo("stopped" if stop_server() else "no agentv Prefect server recorded")
-
-
-@server_app.command("status")
-def server_status() -> None:
-    """Show whether the background Prefect server answers."""
-    from flows.server import read_state, running_url
-    url = running_url()
-    state = read_state() or {}
-    typer.echo(f"running: {state.get('ui_url')}" if url else "not running")
-    raise typer.Exit(0 if url else 1)
 
 
 from flows.cli.init import init_command  # noqa: E402 - light modules (typer only)

@@ -44,8 +44,10 @@ def local_job_runner(plan: Plan, runtimes: dict[str, TargetRuntime],
                          keep_workspaces=plan.keep_workspaces)
     caps = plan.file_caps()
     budget = Budget(opts.budget_usd) if opts.budget_usd is not None else None
-    return JobRunner.for_targets(runtimes, options, LocalLimits(plan.workers, caps),
-                                 ledger.control, ledger.record_finished, budget)
+    runner = JobRunner.for_targets(runtimes, options, LocalLimits(plan.workers, caps),
+                                   ledger.control, ledger.record_finished, budget)
+    runner.begun = set()  # a batch run again outside Prefect runs no case twice
+    return runner
 
 
 def head_start_allowed(plan: Plan) -> bool:

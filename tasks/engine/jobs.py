@@ -133,6 +133,9 @@ class JobRunner:
         self.execute = execute or runner.run
         self.budget = budget
         self.started: dict[str, asyncio.Task[Record | None]] = {}  # head start, by job key
+        # the keys of the jobs that run or ran, when asked for (a run's local runner: one
+        # run's keys; not a long-lived worker's)
+        self.begun: set[str] | None = None
 
     @classmethod
     def for_targets(cls, runtimes: dict[str, TargetRuntime], options: RunOptions,
@@ -147,6 +150,12 @@ class JobRunner:
         """Run ``job`` now (a head start, before its batch exists); the batch adopts it."""
         task = self.started[job.key] = asyncio.ensure_future(self.run_one(job))
         return task
+
+    def not_begun(self, jobs: list[Job]) -> list[Job]:
+        """``jobs`` but those that run or ran already (a head start's are adopted): a batch
+        run again, outside Prefect, after Prefect failed around it, runs no case twice."""
+        begun = self.begun or set()
+        return [job for job in jobs if job.key in self.started or job.key not in begun]
 
     def holds(self, jobs: list[Job]) -> bool:
         """Whether some of ``jobs`` already started (a batch must adopt them)."""
@@ -184,6 +193,8 @@ class JobRunner:
             if control.stopping:
                 control.skipped += 1
                 return None  # stopping: schedule nothing new
+            if self.begun is not None:
+                self.begun.add(job.key)
             if self.budget is not None and self.budget.exceeded:
                 self.budget.not_run += 1
                 return self.sink(self.runner.not_run_record(job, self.budget.reason()))
@@ -194,6 +205,8 @@ class JobRunner:
                 record = await self.execute(job)
             except asyncio.CancelledError:
                 control.skipped += 1
+                if self.begun is not None:
+                    self.begun.discard(job.key)
                 return None  # cancelled after the grace period: not recorded, resumable
             finally:
                 if task is not None:

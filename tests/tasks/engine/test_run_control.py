@@ -83,3 +83,30 @@ def test_one_entry_builds_every_job_runner():
                                    LocalLimits(2, {}), control)
     assert runner.runner.targets is runtimes and runner.runner.options.include_trace
     assert runner.control is control and runner.execute == runner.runner.run
+
+
+def test_a_batch_run_again_runs_no_case_twice_but_adopts_a_head_start():
+    """A batch run again outside Prefect (its task failed around it): what began is not
+    started again; what a head start began is still adopted; a cancelled job may run."""
+    calls: list[str] = []
+
+    async def execute(j: Any) -> dict[str, Any]:
+        calls.append(j.key)
+        if j.key == "d":
+            await asyncio.sleep(60)
+        return {"eval_id": j.key}
+    cases = cast(CaseRunner, SimpleNamespace(batching=lambda jobs: False))
+    runner = JobRunner(cases, LocalLimits(4, {}), RunControl(grace_s=None), execute=execute)
+    runner.begun = set()
+    batch = [job("a"), job("b"), job("c"), job("d")]
+
+    async def run() -> list[str]:
+        await runner.run_jobs(batch[:2])  # "a", "b" ran
+        cancelled = asyncio.ensure_future(runner.run_one(batch[3]))
+        await asyncio.sleep(0.05)
+        cancelled.cancel()  # "d" cut short: not recorded, not begun
+        await asyncio.gather(cancelled, return_exceptions=True)
+        runner.start(batch[2])  # a head start began "c"
+        return [j.key for j in runner.not_begun(batch)]
+    assert asyncio.run(run()) == ["c", "d"]
+    assert calls[:3] == ["a", "b", "d"]

@@ -1,0 +1,185 @@
+"""Whether a run still records in Prefect. The Prefect server (or the API in front of it)
+may die mid-run: the cases go on regardless, each recorded by agentv's own writer, and
+what Prefect would have recorded (task runs, artifacts, the flow run's final state) is
+skipped from then on. ``Recording.lost`` says why it stopped (one line, no credentials);
+the console prints it and exits with ``PREFECT_LOST_EXIT`` (docs/cli.md).
+
+No Prefect import at module level: the launcher builds a ``Recording`` before Prefect is
+imported."""
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import urllib.error
+import urllib.request
+import urllib.parse
+from typing import Any, Awaitable, Callable, TypeVar
+
+PREFECT_LOST_EXIT = 3
+PROBE_EVERY_S, PROBE_MISSES = 1.0, 3  # the API lost: 3 probes in a row unanswered
+R = TypeVar("R")
+log = logging.getLogger("agentv.recording")
+# what an exception of these types becomes once scrubbed of a secret (flows/scrubbed.py)
+TRANSPORT_NAMES = ("ConnectError", "ConnectTimeout", "ReadError", "ReadTimeout", "WriteError",
+                   "RemoteProtocolError", "PoolTimeout", "ConnectionRefusedError",
+                   "ConnectionResetError")
+
+
+def api_lost(err: BaseException | None) -> bool:
+    """Whether ``err`` (or what caused it) says the Prefect API cannot be reached: a
+    connection refused, reset or timed out, Prefect's "Failed to reach API", or a 5xx from
+    a proxy in front of a dead server."""
+    import httpx
+    seen: set[int] = set()
+    while err is not None and id(err) not in seen:
+        seen.add(id(err))
+        if isinstance(err, BaseExceptionGroup):
+            return any(api_lost(e) for e in err.exceptions)
+        if isinstance(err, (httpx.TransportError, ConnectionError)):
+            return True
+        if isinstance(err, httpx.HTTPStatusError) and err.response.status_code >= 500:
+            return True
+        text = str(err)
+        if text.startswith("Failed to reach API") or text.split(":", 1)[0] in TRANSPORT_NAMES:
+            return True
+        err = err.__cause__ or err.__context__
+    return False
+
+
+def bare_api_url() -> str:
+    """``PREFECT_API_URL`` without a ``user:password@``."""
+    url = os.environ.get("PREFECT_API_URL") or "Prefect's API"
+    parts = urllib.parse.urlsplit(url)
+    return parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
+
+
+def lost_reason(err: BaseException) -> str:
+    """What the run tells of the API lost (one line, no credentials)."""
+    return f"no Prefect API answers at {bare_api_url()} ({_reason(err)})"
+
+
+def _reason(err: BaseException) -> str:
+    import httpx
+    cause: BaseException | None = err
+    while cause is not None:
+        if isinstance(cause, httpx.HTTPStatusError):
+            return f"HTTP {cause.response.status_code}"
+        if isinstance(cause, (httpx.TransportError, ConnectionError)):
+            return f"{type(cause).__name__}: {cause}" if str(cause) else type(cause).__name__
+        cause = cause.__cause__ or cause.__context__
+    return str(err).splitlines()[0] if str(err) else type(err).__name__
+
+
+def answers(url: str, timeout: float = 2.0) -> bool:
+    """Whether a server answers at the API ``url``'s ``/health`` (any HTTP status below 500:
+    an auth problem is not a dead server)."""
+    parts = urllib.parse.urlsplit(url)
+    bare = parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
+    try:
+        with urllib.request.urlopen(f"{bare.rstrip('/')}/health", timeout=timeout):
+            return True
+    except urllib.error.HTTPError as err:
+        return err.code < 500
+    except (OSError, ValueError):
+        return False
+
+
+class Recording:
+    """A run's Prefect recording: on until the API is lost (``stop``), then off for good.
+    ``watch()`` probes the API while the run goes on, so a dead server is noticed in
+    seconds; from then on Prefect's client stops retrying (its back-off would hold each
+    pending call, the flow run's final state included, for a minute) and artifacts being
+    sent are cancelled."""
+
+    def __init__(self) -> None:
+        self.lost: str | None = None  # why recording stopped (one line)
+        self._sending: set[asyncio.Future] = set()
+        self._retries: tuple[Any, int] | None = None
+        self._prefect_ready = False  # Prefect imported (never import it while a thread does)
+
+    def stop(self, err: BaseException) -> None:
+        if self.lost is not None:
+            return
+        self.lost = lost_reason(err)
+        log.info("Prefect recording stopped: %s", self.lost)
+        self._no_retries()
+        for sending in list(self._sending):
+            sending.cancel()
+
+    def prefect_imported(self) -> None:
+        """Prefect is imported now: its client's retries can be turned off."""
+        self._prefect_ready = True
+        if self.lost is not None:
+            self._no_retries()
+
+    def _no_retries(self) -> None:
+        if not self._prefect_ready or self._retries is not None:
+            return
+        from prefect.settings import get_current_settings
+        client = get_current_settings().client
+        self._retries = (client, client.max_retries)
+        client.max_retries = 0
+
+    def close(self) -> None:
+        """The run is over: Prefect's client retries again (a program calling agentv)."""
+        if self._retries is not None:
+            client, retries = self._retries
+            client.max_retries, self._retries = retries, None
+
+    async def watch(self, url: str) -> None:
+        """Probe the API until it is lost (or this task is cancelled)."""
+        missed = 0
+        while self.lost is None:
+            await asyncio.sleep(PROBE_EVERY_S)
+            missed = 0 if await asyncio.to_thread(answers, url) else missed + 1
+            if missed >= PROBE_MISSES:
+                self.stop(ConnectionError(
+                    f"its health check went unanswered {PROBE_MISSES} times in a row"))
+
+    async def call(self, task: Any, *args: Any) -> Any:
+        """Run a Prefect task (``task(*args)``) while recording; once the API is lost, or if
+        calling the task loses it, run its function (``task.fn``) in this process instead.
+        Only for tasks that may run again when Prefect failed around them (they run no
+        case twice: the job runner skips what began)."""
+        if self.lost is None:
+            try:
+                return await task(*args)
+            except Exception as err:
+                if not api_lost(err):
+                    raise
+                self.stop(err)
+        from prefect.utilities.annotations import BaseAnnotation
+        return await task.fn(*(a.unwrap() if isinstance(a, BaseAnnotation) else a
+                               for a in args))
+
+    async def publish(self, make: Callable[[], Awaitable[R]]) -> R | None:
+        """Publish to Prefect (an artifact) while recording; an API lost stops recording."""
+        if self.lost is not None:
+            return None
+        sending = asyncio.ensure_future(make())
+        self._sending.add(sending)
+        try:
+            return await sending
+        except asyncio.CancelledError:
+            if self.lost is not None and sending.cancelled():
+                return None  # cancelled by stop(): the API is gone
+            raise
+        except Exception as err:
+            if not api_lost(err):
+                raise
+            self.stop(err)
+            return None
+        finally:
+            self._sending.discard(sending)
+
+
+def run_logger() -> logging.Logger | logging.LoggerAdapter:
+    """The flow or task run's logger; agentv's own outside a Prefect run (recording lost
+    before the flow run existed)."""
+    from prefect import get_run_logger
+    from prefect.exceptions import MissingContextError
+    try:
+        return get_run_logger()
+    except MissingContextError:
+        return logging.getLogger("agentv.flow")

@@ -1,0 +1,120 @@
+"""The Prefect database stays bounded: ``agentv server prune --older-than AGE`` deletes the
+older flow runs with their task runs and artifacts on a real server and keeps the younger;
+agentv's own server starts with Prefect's vacuum set to the retention."""
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from datetime import datetime, timezone
+
+import pytest
+
+from flows.prune import DEFAULT_RETENTION_DAYS, parse_age, prune_flow_runs, retention_env
+from providers.errors import ConfigError
+from tests.conftest import run_cli
+
+
+def _flow_with_a_task_and_an_artifact():
+    from prefect import flow, task
+    from prefect.artifacts import create_markdown_artifact
+
+    @task
+    def step() -> int:
+        create_markdown_artifact("a task's artifact", key="prune-test-task")
+        return 1
+
+    @flow(name="prune-test")
+    def run_once() -> int:
+        create_markdown_artifact("a flow's artifact", key="prune-test-flow")
+        return step()
+    return run_once
+
+
+async def _kept(run_ids):
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import (ArtifactFilter, ArtifactFilterFlowRunId,
+                                                FlowRunFilter, FlowRunFilterId,
+                                                TaskRunFilter, TaskRunFilterFlowRunId)
+    async with get_client() as client:
+        runs = await client.read_flow_runs(
+            flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=run_ids)))
+        tasks = await client.read_task_runs(
+            task_run_filter=TaskRunFilter(flow_run_id=TaskRunFilterFlowRunId(any_=run_ids)))
+        artifacts = await client.read_artifacts(
+            artifact_filter=ArtifactFilter(flow_run_id=ArtifactFilterFlowRunId(any_=run_ids)))
+    return ({r.id for r in runs}, {t.flow_run_id for t in tasks},
+            {a.flow_run_id for a in artifacts})
+
+
+@pytest.mark.slow
+def test_prune_deletes_older_runs_with_their_task_runs_and_artifacts(own_prefect_server):
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+    with temporary_settings(updates={PREFECT_API_URL: own_prefect_server[0]}):
+        _old_pruned_young_kept()
+
+
+def _old_pruned_young_kept() -> None:
+    run_once = _flow_with_a_task_and_an_artifact()
+    old = run_once(return_state=True).state_details.flow_run_id
+    time.sleep(3)
+    split = datetime.now(timezone.utc)
+    time.sleep(1)
+    young = run_once(return_state=True).state_details.flow_run_id
+    deadline = time.monotonic() + 60  # task runs reach the server as events
+    while _kept_now([old, young])[1] != {old, young} and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert _kept_now([old, young]) == ({old, young},) * 3
+
+    pruned = asyncio.run(prune_flow_runs(datetime.now(timezone.utc) - split))
+    assert pruned.flow_runs >= 1 and pruned.artifacts >= 2
+    assert _kept_now([old, young]) == ({young},) * 3
+
+
+def _kept_now(run_ids):
+    return asyncio.run(_kept(run_ids))
+
+
+@pytest.mark.slow
+def test_prune_command_reports_what_it_deleted(own_prefect_server):
+    proc = run_cli("server", "prune", "--older-than", "3650d")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("pruned 0 flow run(s) and 0 artifact(s) older than 3650d")
+
+
+def test_prune_rejects_a_bad_age_in_one_line():
+    proc = run_cli("server", "prune", "--older-than", "soon")
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == ("error: --older-than: 'soon' is not an age "
+                                   "(examples: 30d, 12h, 90m, 2w)")
+
+
+def test_ages_and_the_default_retention(monkeypatch):
+    assert parse_age("30d").days == 30 and parse_age("12h").total_seconds() == 43200
+    assert parse_age("2w").days == 14 and parse_age("7").days == 7
+    monkeypatch.delenv("AGENTV_SERVER_RETENTION_DAYS", raising=False)
+    assert retention_env() == {
+        "PREFECT_SERVER_SERVICES_DB_VACUUM_ENABLED": "events,flow_runs",
+        "PREFECT_SERVER_SERVICES_DB_VACUUM_RETENTION_PERIOD": str(DEFAULT_RETENTION_DAYS * 86400)}
+    monkeypatch.setenv("AGENTV_SERVER_RETENTION_DAYS", "0")
+    assert retention_env() == {}
+    monkeypatch.setenv("AGENTV_SERVER_RETENTION_DAYS", "a month")
+    with pytest.raises(ConfigError, match="not a number of days"):
+        retention_env()
+
+
+@pytest.mark.slow
+def test_agentv_starts_its_server_with_the_retention(tmp_path, monkeypatch):
+    """The server agentv starts reads the retention (Prefect's settings of that process)."""
+    from flows import server
+    monkeypatch.setenv("AGENTV_HOME", str(tmp_path))
+    monkeypatch.setenv("AGENTV_SERVER_RETENTION_DAYS", "7")
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    server.start_server(wait=False)
+    pid = server.read_state()["pid"]
+    try:
+        environ = open(f"/proc/{pid}/environ", "rb").read().split(b"\0")
+        assert b"PREFECT_SERVER_SERVICES_DB_VACUUM_RETENTION_PERIOD=604800" in environ
+        assert b"PREFECT_SERVER_SERVICES_DB_VACUUM_ENABLED=events,flow_runs" in environ
+    finally:
+        os.killpg(pid, 9)
