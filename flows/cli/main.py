@@ -6,7 +6,6 @@ Configuration errors print one line ``error: file:line: field: message`` and exi
 """
 from __future__ import annotations
 
-import os
 import sys
 from typing import List, Optional
 
