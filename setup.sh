@@ -18,4 +18,6 @@ if [ "${1:-}" = test ]; then
     # shellcheck disable=SC1090
     . "$script"
   done
+  npm_flush
+  wait_background
 fi

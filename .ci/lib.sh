@@ -22,14 +22,38 @@ apt_install() {
 }
 
 # npm_tool BIN PKG@VERSION: an npm package under .tools/npm, its BIN linked into .tools/bin.
+# Missing packages are queued and installed together by npm_flush (one npm resolve, not six).
+NPM_PENDING=()
 npm_tool() {
   local bin=$1 spec=$2 stamp="$TOOLS/npm/.installed-$1"
   if [ "$(cat "$stamp" 2>/dev/null)" != "$spec" ] || [ ! -e "$TOOLS/npm/node_modules/.bin/$bin" ]; then
-    mkdir -p "$TOOLS/npm"
-    npm install --prefix "$TOOLS/npm" --no-audit --no-fund --loglevel=error "$spec" >/dev/null
-    echo "$spec" > "$stamp"
+    NPM_PENDING+=("$bin=$spec")
   fi
   ln -sf "../npm/node_modules/.bin/$bin" "$TOOLS/bin/$bin"
+}
+
+# npm_flush: install the queued npm packages in one call, then stamp each.
+npm_flush() {
+  [ "${#NPM_PENDING[@]}" -eq 0 ] && return 0
+  local item specs=()
+  for item in "${NPM_PENDING[@]}"; do specs+=("${item#*=}"); done
+  mkdir -p "$TOOLS/npm"
+  npm install --prefix "$TOOLS/npm" --no-audit --no-fund --loglevel=error "${specs[@]}" >/dev/null
+  for item in "${NPM_PENDING[@]}"; do echo "${item#*=}" > "$TOOLS/npm/.installed-${item%%=*}"; done
+  NPM_PENDING=()
+}
+
+# in_background CMD...: run an independent install beside the others; wait_background
+# waits for all of them and fails when one failed.
+BACKGROUND_PIDS=()
+in_background() {
+  "$@" &
+  BACKGROUND_PIDS+=("$!")
+}
+wait_background() {
+  local pid
+  for pid in "${BACKGROUND_PIDS[@]}"; do wait "$pid"; done
+  BACKGROUND_PIDS=()
 }
 
 # pip_tool BIN PKG==VERSION: a PyPI program in its own venv under .tools/venvs/BIN.

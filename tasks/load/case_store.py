@@ -4,7 +4,8 @@ A 20,000-case suite as ``EvalCase`` objects (messages, segments, pydantic evalua
 ~3 KB a case, and its YAML node tree more while it is parsed. Instead each case's YAML
 mapping is packed as soon as the parser closes it (``pack``: plain tuples with every line
 number, marshalled, ~200 bytes) and the file is validated case by case; what stays is the
-packed bytes (one buffer per file) and a ``CaseRef`` per case (id, line, target, trials).
+packed bytes (a large file's spilled to an unnamed temporary file) and a ``CaseRef`` per case
+(id, line, target, trials).
 A job builds its ``EvalCase`` again from the packed mapping when it runs (``CaseRef.get``),
 through the same ``parse_case`` that validated it; a small cache keeps the cases of the
 jobs in flight. Once every job has finished, ``release_cases`` lets the buffers go.
@@ -12,16 +13,20 @@ jobs in flight. Once every job has finished, ``release_cases`` lets the buffers 
 from __future__ import annotations
 
 import marshal
+import os
 import sys
+import tempfile
+import threading
 from array import array
 from collections import OrderedDict
-from typing import Any, Callable, Iterator, Sequence, overload
+from typing import IO, Any, Callable, Iterator, Sequence, overload
 
 from tasks.load.yamlsrc import LineDict, LineList
 
 EvalCase = Any  # tasks.load.files.EvalCase (which builds its stores: no import back)
 
 CACHE_SIZE = 1024  # built cases kept: more than the jobs a run has in flight
+SPILL_BYTES = 1 << 20  # a file's packed cases past this go to a temporary file
 _DICT, _LIST, _PLAIN_DICT, _PLAIN_LIST = 0, 1, 2, 3
 
 
@@ -83,31 +88,54 @@ def unpack(data: bytes | memoryview) -> Any:
 
 class CaseStore:
     """One file's packed cases; ``build(raw, line)`` makes an ``EvalCase`` of one (no
-    warnings: they were given when the file was validated)."""
+    warnings: they were given when the file was validated).
+
+    Past ``SPILL_BYTES`` the packed cases are spilled to an unnamed temporary file (deleted
+    by the system when closed, never visible by name): a large suite keeps 8 bytes a case in
+    memory (``ends``) and a job reads its case back with one ``pread``; a small file (most
+    of a run of many files) stays in memory and holds no file descriptor."""
 
     def __init__(self, build: Callable[[Any, int], EvalCase]) -> None:
-        # every packed case in one buffer (no object per case; one block, returned to the
-        # system at once when released), case i at data[ends[i - 1]:ends[i]]
-        self.data = bytearray()
+        self.data = bytearray()  # the cases until they are spilled
+        self._file: IO[bytes] | None = None
+        self._written = 0  # bytes appended; case i at [ends[i - 1], ends[i])
+        self._flushed = False
+        self._lock = threading.Lock()
         self.ends = array("Q")
         self.build = build
         self._built: OrderedDict[int, EvalCase] = OrderedDict()
         self.released = False
 
     def add(self, packed: bytes) -> None:
-        self.data += packed
-        self.ends.append(len(self.data))
+        if self._file is None:
+            self.data += packed
+            if len(self.data) > SPILL_BYTES:
+                self._file = tempfile.TemporaryFile(prefix="agentv-cases-")
+                self._file.write(self.data)
+                self.data = bytearray()
+        else:
+            self._file.write(packed)
+        self._written += len(packed)
+        self.ends.append(self._written)
 
     def __len__(self) -> int:
         return len(self.ends)
 
-    def packed(self, index: int) -> memoryview:
+    def packed(self, index: int) -> bytes | memoryview:
         start = self.ends[index - 1] if index else 0
-        return memoryview(self.data)[start:self.ends[index]]
+        if self._file is None:
+            return memoryview(self.data)[start:self.ends[index]]
+        if not self._flushed:
+            with self._lock:
+                self._file.flush()
+                self._flushed = True
+        return os.pread(self._file.fileno(), self.ends[index] - start, start)
 
     def release(self) -> None:
         """The run's cases are done: let the packed cases go (no job builds one again)."""
-        self.data, self.ends, self._built = bytearray(), array("Q"), OrderedDict()
+        if self._file is not None:
+            self._file.close()
+        self._file, self.data, self.ends, self._built = None, bytearray(), array("Q"), OrderedDict()
         self.released = True
 
     def case(self, ref: CaseRef) -> EvalCase:
@@ -116,8 +144,10 @@ class CaseStore:
                                "cases were released")
         built = self._built.get(ref.index)
         if built is None:
-            with self.packed(ref.index) as packed:
-                raw = unpack(packed)
+            packed = self.packed(ref.index)
+            raw = unpack(packed)
+            if isinstance(packed, memoryview):
+                packed.release()  # the buffer may grow again only when no view is held
             built = self._built[ref.index] = self.build(raw, ref.line)
             if len(self._built) > CACHE_SIZE:
                 self._built.popitem(last=False)

@@ -38,7 +38,7 @@ def test_released_cases_keep_their_ids_and_refuse_to_be_built(tmp_path):
     cases = plan.suites[0].cases
     assert isinstance(cases, LazyCases) and len(cases) == 5
     assert [r.id for r in cases.refs] == [f"c{i}" for i in range(5)]
-    assert not len(cases.refs[0].store) and not cases.refs[0].store.data
+    assert not len(cases.refs[0].store) and cases.refs[0].store.released
     assert [j.key.split("::")[1] for j in plan.jobs] == [f"c{i}" for i in range(5)]
     with pytest.raises(RuntimeError, match="c1"):
         plan.jobs[1].case  # noqa: B018

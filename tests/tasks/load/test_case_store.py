@@ -186,3 +186,20 @@ def test_typed_suites_keep_their_cases_as_given():
     suite = EvalSuite(path="f.yaml", cases=[case])
     job = Job(suite.cases[0], "t")
     assert job.case is case and job.file == "f.yaml" and job.key.endswith("f.yaml::a::t::0")
+
+
+@pytest.mark.parametrize("spill_bytes", [1 << 20, 64])
+def test_a_large_files_cases_are_spilled_and_read_back_the_same(tmp_path, monkeypatch,
+                                                                 spill_bytes):
+    monkeypatch.setattr(case_store, "SPILL_BYTES", spill_bytes)
+    f = tmp_path / "s.yaml"
+    f.write_text("$schema: agentv-eval-v2\nevalcases:\n"
+                 + "".join(f"  - id: c{i}\n    input: q{i}\n" for i in range(40)))
+    cases = load_suite(str(f), lambda _: None).cases
+    store = cases.refs[0].store
+    assert (store._file is not None) == (spill_bytes == 64)  # spilled: nothing kept in memory
+    assert (len(store.data) == 0) == (spill_bytes == 64)
+    assert [c.id for c in cases] == [f"c{i}" for i in range(40)]
+    assert cases[39].input_messages[-1].to_dict() == {"role": "user", "content": "q39"}
+    store.release()
+    assert store._file is None and store.released
