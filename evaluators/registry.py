@@ -16,6 +16,7 @@ from typing import Any, Callable
 from pydantic import ValidationError
 
 from evaluators.base import Evaluator
+from evaluators.references import SCRIPT_SUFFIXES, PathCheck, check_contained
 from providers.errors import ConfigError
 from providers.lazyload import load_symbol
 
@@ -84,7 +85,10 @@ def evaluator_class(kind: str, where: str = "") -> type[Evaluator]:
 
 
 def build_evaluator(config: dict[str, Any], *, base_dir: str = ".", where: str = "",
-                    warn: Callable[[str], None] | None = None) -> Evaluator:
+                    warn: Callable[[str], None] | None = None,
+                    contain: PathCheck | None = None) -> Evaluator:
+    """``contain``: the suite's file boundary, which every file the evaluator (and each of
+    its members) names must pass before it is read."""
     if not isinstance(config, dict):
         raise ConfigError(f"an evaluator must be a mapping, got {type(config).__name__}", where)
     kind = config.get("type")
@@ -95,14 +99,15 @@ def build_evaluator(config: dict[str, Any], *, base_dir: str = ".", where: str =
     cls = evaluator_class(str(kind), where)
     try:
         evaluator = cls.model_validate({**config, "base_dir": base_dir},
-                                       context={"where": where, "warn": warn})
+                                       context={"where": where, "warn": warn,
+                                                "contain": contain})
     except ValidationError as err:
         from providers.base_settings import describe_error
         first = err.errors()[0]
         field = ".".join(str(p) for p in first.get("loc", ())) or None
         raise ConfigError(f"{describe_error(first)} (evaluator '{config.get('name') or kind}')",
                           where, field) from None
-    check_references(evaluator, where)
+    check_references(evaluator, where, contain)
     extras = sorted((evaluator.model_extra or {}).keys())
     if extras and warn and not getattr(cls, "extra_keys_are_config", False):
         warn(f"{where}: unknown key(s) {', '.join(extras)} in evaluator "
@@ -110,12 +115,11 @@ def build_evaluator(config: dict[str, Any], *, base_dir: str = ".", where: str =
     return evaluator
 
 
-SCRIPT_SUFFIXES = (".py", ".ts", ".js", ".mjs", ".cjs", ".sh", ".rb", ".ps1", ".pl")
-
-
-def check_references(evaluator: Evaluator, where: str) -> None:
-    """Files an evaluator will read exist before the first case: a judge ``prompt`` file,
-    a code judge's ``cwd`` and the script files named in ``script``."""
+def check_references(evaluator: Evaluator, where: str, contain: PathCheck | None = None) -> None:
+    """Files an evaluator will read are inside the suite's boundary (``contain``) and exist
+    before the first case: a judge ``prompt`` file, a code judge's ``cwd`` and the script
+    files named in ``script``."""
+    check_contained(evaluator, where, contain)
     prompt = getattr(evaluator, "prompt", None)
     if isinstance(prompt, str):
         from evaluators.llm_judge import load_prompt
@@ -146,13 +150,14 @@ def check_references(evaluator: Evaluator, where: str) -> None:
 
 def build_evaluators(configs: list[Any], *, base_dir: str, where: str,
                      warn: Callable[[str], None] | None = None,
-                     line_of: Callable[[int], str] | None = None) -> list[Evaluator]:
+                     line_of: Callable[[int], str] | None = None,
+                     contain: PathCheck | None = None) -> list[Evaluator]:
     """Build a list; a member without a name gets ``<type>`` or ``<type>_<n>``."""
     built: list[Evaluator] = []
     seen: dict[str, int] = {}
     for i, cfg in enumerate(configs or []):
         loc = line_of(i) if line_of else where
-        ev = build_evaluator(cfg, base_dir=base_dir, where=loc, warn=warn)
+        ev = build_evaluator(cfg, base_dir=base_dir, where=loc, warn=warn, contain=contain)
         base = ev.name or ev.type or ev.kind
         seen[base] = seen.get(base, 0) + 1
         if not ev.name:

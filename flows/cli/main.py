@@ -22,6 +22,9 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=N
 server_app = typer.Typer(help="The local Prefect server agentv uses by default.",
                          no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(server_app, name="server")
+ALLOW_PATH_HELP = ("Let eval files read files under DIR too, beyond their suite's root (the git "
+                   "repository holding them); repeatable. Also allowed_paths in "
+                   ".agentv/config.yaml.")
 
 def agentv_version() -> str:
     from importlib.metadata import PackageNotFoundError, version
@@ -42,44 +45,6 @@ def main_options(version: bool = typer.Option(
         False, "--version", callback=_print_version, is_eager=True,
         help="Print agentv's version and exit.")) -> None:
     """agentv: evaluate AI agents and LLM apps with AgentV eval suites on Prefect."""
-
-
-OPTIONAL_VALUE_FLAGS = {"--dump-prompts": ".agentv/prompts", "--dump-traces": ".agentv/traces",
-                        "--resume": "", "--rerun-failed": ""}
-RESULTS_FLAGS = ("--resume", "--rerun-failed")  # their value: an existing results file
-EVAL_SUFFIXES = (".yaml", ".yml", ".jsonl")
-
-
-def _is_results_file(token: str) -> bool:
-    """An existing results file: empty (``kill -9`` before the first record) or holding
-    ``case_key`` in its first record (JSONL or YAML)."""
-    try:
-        with open(token, encoding="utf-8", errors="replace") as fh:
-            head = fh.read(64 * 1024)
-    except OSError:
-        return False
-    return not head.strip() or "case_key" in head
-
-
-def _takes_value(flag: str, token: str | None) -> bool:
-    if token is None or token.startswith("-"):
-        return False
-    if flag in RESULTS_FLAGS:
-        return _is_results_file(token)
-    return not token.endswith(EVAL_SUFFIXES) and not any(c in token for c in "*?[")
-
-
-def expand_optional_values(argv: list[str]) -> list[str]:
-    """``--dump-prompts`` / ``--dump-traces`` / ``--resume`` / ``--rerun-failed`` take an
-    optional value (the last two: the newest results file, ``latest``)."""
-    out: list[str] = []
-    for i, arg in enumerate(argv):
-        out.append(arg)
-        if arg in OPTIONAL_VALUE_FLAGS:
-            nxt = argv[i + 1] if i + 1 < len(argv) else None
-            if not _takes_value(arg, nxt):
-                out.append(OPTIONAL_VALUE_FLAGS[arg] or "latest")
-    return out
 
 
 @app.command("eval")
@@ -152,6 +117,7 @@ def eval_command(
         help="Seconds an agent target (cli, codex, vscode) may take per case."),
     keep_workspaces: bool = typer.Option(False, help="Keep every agent case's workspace "
         "(a failed or errored case's is kept anyway; records say where)."),
+    allow_path: Optional[List[str]] = typer.Option(None, metavar="DIR", help=ALLOW_PATH_HELP),
     strict: bool = typer.Option(False, help="Treat warnings (unknown keys, ...) as errors."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log provider calls, tracebacks."),
 ) -> None:
@@ -177,13 +143,14 @@ def eval_command(
              "target.")
 def validate_command(
     paths: List[str] = typer.Argument(..., help="Files or directories."),
+    allow_path: Optional[List[str]] = typer.Option(None, metavar="DIR", help=ALLOW_PATH_HELP),
     strict: bool = typer.Option(False, help="Treat warnings (unknown keys, ...) as errors."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Tracebacks on errors."),
 ) -> None:
     """Run the checks `agentv eval` runs before its first case, calling no target."""
     from tasks.plan.validate import validate_paths
     try:
-        report = validate_paths(paths, strict=strict)
+        report = validate_paths(paths, strict=strict, allow_path=allow_path or [])
     except ConfigError as err:
         fail(err, verbose)
     for w in report.warnings:
@@ -291,6 +258,7 @@ def main(argv: list[str] | None = None) -> None:
     from tasks.load.redact import scrub_console
     with secrets.scope() as registry:  # the command's secrets: what its loading registers
         scrub_console(registry)  # whatever reaches the terminal is scrubbed of them
+        from flows.cli.argv import expand_optional_values
         args = expand_optional_values(sys.argv[1:] if argv is None else argv)
         app(args=args, prog_name="agentv")
 

@@ -14,6 +14,7 @@ from evaluators.base import Evaluator
 from evaluators.registry import build_evaluators
 from providers.agents.workspace_spec import parse_workspace
 from providers.errors import ConfigError
+from tasks.load.boundary import Boundary, check_workspace
 from tasks.load.case_store import CaseRef, CaseStore, LazyCases, Packed, pack, unpack
 from tasks.load.eval_case import EvalCase, EvalSuite, file_tags  # noqa: F401 - this module's API
 from tasks.load.gates import parse_gates
@@ -90,7 +91,8 @@ def _execution(obj: dict, path: str, warn) -> dict:
     return execution
 
 
-def _evaluator_list(obj: dict, key: str, path: str, base_dir: str, warn) -> list[Evaluator]:
+def _evaluator_list(obj: dict, key: str, path: str, base_dir: str, warn,
+                    boundary: Boundary) -> list[Evaluator]:
     raw = obj.get(key)
     if raw is None:
         return []
@@ -103,7 +105,7 @@ def _evaluator_list(obj: dict, key: str, path: str, base_dir: str, warn) -> list
         raise ConfigError("must be a list of evaluators", f"{path}:{line}", key)
     line_of = (lambda i: f"{path}:{raw.line_of(i)}") if isinstance(raw, LineList) else None
     return build_evaluators(raw, base_dir=base_dir, where=f"{path}:{line}", warn=warn,
-                            line_of=line_of)
+                            line_of=line_of, contain=boundary.check)
 
 
 def default_evaluators(base_dir: str) -> list[Evaluator]:
@@ -140,16 +142,18 @@ def parse_case(raw: Any, path: str, line: int, suite: EvalSuite, defaults: list[
         raise ConfigError("required field missing or not a string", f"{path}:{line}", "id")
     base = _parent(path)
     patterns = guideline_patterns(str(base))
+    boundary = suite.boundary or Boundary.for_suite(path)
     line_of = raw.line_of if isinstance(raw, LineDict) else (lambda _k: line)
     inputs_key = "input_messages" if "input_messages" in raw else "input"
     expected_key = "expected_messages" if "expected_messages" in raw else "expected_output"
     inputs = parse_messages(raw.get(inputs_key), base, path, line_of(inputs_key), inputs_key,
-                            patterns)
+                            patterns, boundary)
     if not inputs:
         raise ConfigError("required field missing", f"{path}:{line}", "input_messages")
     execution = _execution(raw, path, warn)
-    evaluators = (_evaluator_list(execution, "evaluators", path, str(base), warn)
-                  or _evaluator_list(raw, "evaluators", path, str(base), warn) or defaults)
+    evaluators = (_evaluator_list(execution, "evaluators", path, str(base), warn, boundary)
+                  or _evaluator_list(raw, "evaluators", path, str(base), warn, boundary)
+                  or defaults)
     rubrics = raw.get("rubrics") or []
     if not isinstance(rubrics, list):
         raise ConfigError("must be a list", f"{path}:{line_of('rubrics')}", "rubrics")
@@ -163,18 +167,28 @@ def parse_case(raw: Any, path: str, line: int, suite: EvalSuite, defaults: list[
                                     else "outcome", path),
         input_messages=inputs,
         expected_messages=parse_messages(raw.get(expected_key), base, path,
-                                         line_of(expected_key), expected_key, patterns),
+                                         line_of(expected_key), expected_key, patterns,
+                                         boundary),
         conversation_id=_str_field(raw, "conversation_id", path) or None,
         target=target, evaluators=evaluators, rubrics=list(rubrics),
         trials=_trials(raw, path) or _trials(execution, path),
         metadata=_mapping(raw.get("metadata")),
-        workspace=(parse_workspace(raw.get("workspace"), str(base),
-                                   f"{path}:{line_of('workspace')}") or suite.workspace),
+        workspace=_workspace(raw, str(base), f"{path}:{line_of('workspace')}", suite, boundary),
     )
 
 
-def load_suite(path: str | Path, warn: Callable[[str], None] | None = None) -> EvalSuite:
+def _workspace(raw: dict, base: str, at: str, suite: EvalSuite, boundary: Boundary):
+    """A case's own ``workspace:`` (inside the boundary), else its file's."""
+    own = parse_workspace(raw.get("workspace"), base, at)
+    return check_workspace(own, boundary, at) if own is not None else suite.workspace
+
+
+def load_suite(path: str | Path, warn: Callable[[str], None] | None = None,
+               allowed: tuple[Path, ...] = ()) -> EvalSuite:
+    """``allowed``: folders beyond the suite's root its files may come from (the run's
+    ``--allow-path`` and ``allowed_paths``; ``tasks.load.boundary``)."""
     p = Path(path)
+    boundary = Boundary.for_suite(p, allowed)
     warnings: list[str] = []
     emit = warn or warnings.append
     if p.suffix == ".jsonl":
@@ -183,7 +197,7 @@ def load_suite(path: str | Path, warn: Callable[[str], None] | None = None) -> E
         data = load_yaml_file(p, pack)
         lines = None
     from tasks.load.agentv4.suite import lowered  # AgentV 4.x files: the same plan
-    v4 = lowered(p, data, lines, emit)
+    v4 = lowered(p, data, lines, emit, boundary)
     if v4 is not None:
         v4.warnings = warnings
         return v4
@@ -193,7 +207,7 @@ def load_suite(path: str | Path, warn: Callable[[str], None] | None = None) -> E
     if not isinstance(data, dict):
         raise ConfigError("an eval file must be a mapping with 'evalcases'", f"{spath}:1")
     suite = EvalSuite(path=spath, has_schema=data.get("$schema") == EVAL_SCHEMA,
-                      warnings=warnings)
+                      warnings=warnings, boundary=boundary)
     if "$schema" in data and data["$schema"] != EVAL_SCHEMA:
         raise ConfigError(f"unexpected $schema {data['$schema']!r} for an eval file "
                           f"(expected {EVAL_SCHEMA})", f"{fpath}:{data.line_of('$schema')}",
@@ -205,13 +219,13 @@ def load_suite(path: str | Path, warn: Callable[[str], None] | None = None) -> E
     suite.target = _target(execution, fpath) or _target(data, fpath)
     suite.trials = _trials(data, fpath) or _trials(execution, fpath)
     suite.gates = parse_gates(execution, fpath, getattr(execution, "line_of", lambda _k: None))
-    suite.workspace = parse_workspace(
-        data.get("workspace"), str(p.parent),
-        f"{fpath}:{getattr(data, 'line_of', lambda _k: 1)('workspace')}")
+    at = f"{fpath}:{getattr(data, 'line_of', lambda _k: 1)('workspace')}"
+    suite.workspace = check_workspace(parse_workspace(data.get("workspace"), str(p.parent), at),
+                                      boundary, at)
     suite.tags = file_tags(_mapping(data.get("metadata")).get("tags"), fpath)
-    defaults = (_evaluator_list(execution, "evaluators", fpath, str(p.parent), emit)
-                or _evaluator_list(data, "evaluators", fpath, str(p.parent), emit)
-                or _evaluator_list(data, "evaluator", fpath, str(p.parent), emit)
+    defaults = (_evaluator_list(execution, "evaluators", fpath, str(p.parent), emit, boundary)
+                or _evaluator_list(data, "evaluators", fpath, str(p.parent), emit, boundary)
+                or _evaluator_list(data, "evaluator", fpath, str(p.parent), emit, boundary)
                 or default_evaluators(str(p.parent)))
     raw_cases = data.get("evalcases")
     if not isinstance(raw_cases, list):

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from providers.base import ConfigError, Target
+from tasks.load.boundary import allowed_roots
 from tasks.load.config_file import run_config
 from tasks.load.discover import expand_eval_paths, load_env_files
 from tasks.plan.expand import Job
@@ -121,7 +122,8 @@ def build_plan(opts: EvalOptions, warn: Callable[[str], None] | None = None) -> 
     register_environment()
     warnings: list[str] = []
     emit = _warner(opts, warn, warnings)
-    suites = [load_suite(f, emit) for f in files]
+    allowed = allowed_roots(opts.allow_path)  # the suites' file boundary beyond their roots
+    suites = [load_suite(f, emit, allowed) for f in files]
     for s in suites:
         if not s.has_schema:
             emit(f"{s.path}:1: no $schema (inferred an eval file; add the line "
