@@ -28,8 +28,10 @@ def check_parameters(suites: list[str], baseline: str | None = None,
     parse_gates({k: v for k, v in (gates or {}).items() if k in GATE_KEYS and v is not None})
     if not suites:
         raise ConfigError("needs at least one eval file", None, "suites")
+    from tasks.load.boundary import allowed_roots
+    allowed = allowed_roots()  # the project config's allowed_paths (as the run's plan)
     for path in expand_eval_paths(list(suites)):
-        load_suite(path, warn=lambda _: None)
+        load_suite(path, warn=lambda _: None, allowed=allowed)
     for name, value in (("baseline", baseline), ("targets", targets)):
         if value and not Path(value).exists():
             raise ConfigError(f"{name} file not found", value, name)

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from evaluators import functions as fn
 from evaluators.base import EvalContext
@@ -95,9 +95,13 @@ class IsJson(ScoreEvaluator):
     schema_: dict[str, Any] | str | None = Field(default=None, alias="schema")
 
     @model_validator(mode="after")
-    def _load_schema(self) -> "IsJson":
+    def _load_schema(self, info: ValidationInfo) -> "IsJson":
         if isinstance(self.schema_, str):
             path = Path(self.base_dir) / self.schema_
+            context = info.context or {}
+            if context.get("contain") is not None:  # the suite's boundary, before reading
+                path = context["contain"](path, context.get("where") or "", "schema",
+                                          self.schema_)
             if not path.is_file():
                 raise ValueError(f"schema file not found: {path}")
             self.schema_ = json.loads(path.read_text(encoding="utf-8"))

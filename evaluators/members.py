@@ -37,7 +37,7 @@ def build_members(configs: Any, base_dir: str, info: ValidationInfo,
     if not isinstance(configs, list) or not configs:
         raise ValueError(f"'{owner}' needs a non-empty 'evaluators' list")
     return build_evaluators(configs, base_dir=base_dir, where=where, warn=context.get("warn"),
-                            line_of=_line_of(configs, where))
+                            line_of=_line_of(configs, where), contain=context.get("contain"))
 
 
 def _line_of(configs: Any, where: str):

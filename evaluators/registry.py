@@ -16,6 +16,7 @@ from typing import Any, Callable
 from pydantic import ValidationError
 
 from evaluators.base import Evaluator
+from evaluators.references import SCRIPT_SUFFIXES, PathCheck, check_contained
 from providers.errors import ConfigError, ConfigErrors, ErrorCollector, did_you_mean
 from providers.lazyload import load_symbol
 
@@ -84,7 +85,10 @@ def evaluator_class(kind: str, where: str = "") -> type[Evaluator]:
 
 
 def build_evaluator(config: dict[str, Any], *, base_dir: str = ".", where: str = "",
-                    warn: Callable[[str], None] | None = None) -> Evaluator:
+                    warn: Callable[[str], None] | None = None,
+                    contain: PathCheck | None = None) -> Evaluator:
+    """``contain``: the suite's file boundary, which every file the evaluator (and each of
+    its members) names must pass before it is read."""
     if not isinstance(config, dict):
         raise ConfigError(f"an evaluator must be a mapping, got {type(config).__name__}", where)
     kind = config.get("type")
@@ -95,14 +99,15 @@ def build_evaluator(config: dict[str, Any], *, base_dir: str = ".", where: str =
     cls = evaluator_class(str(kind), where)
     try:
         evaluator = cls.model_validate({**config, "base_dir": base_dir},
-                                       context={"where": where, "warn": warn})
+                                       context={"where": where, "warn": warn,
+                                                "contain": contain})
     except ValidationError as err:
         from providers.base_settings import describe_error
         label = config.get('name') or kind
         raise ConfigErrors([ConfigError(f"{describe_error(e)} (evaluator '{label}')", where,
                                         ".".join(str(p) for p in e.get("loc", ())) or None)
                             for e in err.errors()]) from None
-    check_references(evaluator, where)
+    check_references(evaluator, where, contain)
     register_secrets(evaluator)
     extras = sorted((evaluator.model_extra or {}).keys())
     if extras and warn and not getattr(cls, "extra_keys_are_config", False):
@@ -121,12 +126,11 @@ def register_secrets(evaluator: Evaluator) -> None:
     secrets.add(v for v in marked + loose if not PLAIN.match(v.strip()))
 
 
-SCRIPT_SUFFIXES = (".py", ".ts", ".js", ".mjs", ".cjs", ".sh", ".rb", ".ps1", ".pl")
-
-
-def check_references(evaluator: Evaluator, where: str) -> None:
-    """Files an evaluator will read exist before the first case: a judge ``prompt`` file,
-    a code judge's ``cwd`` and the script files named in ``script``."""
+def check_references(evaluator: Evaluator, where: str, contain: PathCheck | None = None) -> None:
+    """Files an evaluator will read are inside the suite's boundary (``contain``) and exist
+    before the first case: a judge ``prompt`` file, a code judge's ``cwd`` and the script
+    files named in ``script``."""
+    check_contained(evaluator, where, contain)
     prompt = getattr(evaluator, "prompt", None)
     if isinstance(prompt, str):
         from evaluators.llm_judge import load_prompt
@@ -157,7 +161,8 @@ def check_references(evaluator: Evaluator, where: str) -> None:
 
 def build_evaluators(configs: list[Any], *, base_dir: str, where: str,
                      warn: Callable[[str], None] | None = None,
-                     line_of: Callable[[int], str] | None = None) -> list[Evaluator]:
+                     line_of: Callable[[int], str] | None = None,
+                     contain: PathCheck | None = None) -> list[Evaluator]:
     """Build a list; a member without a name gets ``<type>`` or ``<type>_<n>``."""
     built: list[Evaluator] = []
     seen: dict[str, int] = {}
@@ -165,7 +170,8 @@ def build_evaluators(configs: list[Any], *, base_dir: str, where: str,
     for i, cfg in enumerate(configs or []):
         loc = line_of(i) if line_of else where
         with errors.check():
-            built.append(build_evaluator(cfg, base_dir=base_dir, where=loc, warn=warn))
+            built.append(build_evaluator(cfg, base_dir=base_dir, where=loc, warn=warn,
+                                         contain=contain))
     errors.raise_any()
     for ev in built:
         base = ev.name or ev.type or ev.kind

@@ -22,6 +22,10 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=N
                   help="agentv: evaluate AI agents and LLM apps with AgentV eval suites on "
                   "Prefect.")
 app.add_typer(server_app, name="server")
+ALLOW_PATH_HELP = ("Let eval files read files under DIR too, beyond their suite's root (the git "
+                   "repository holding them); repeatable. Also allowed_paths in "
+                   ".agentv/config.yaml.")
+
 
 def agentv_version() -> str:
     from importlib.metadata import PackageNotFoundError, version
@@ -117,6 +121,7 @@ def eval_command(
         help="Seconds an agent target (cli, codex, vscode) may take per case."),
     keep_workspaces: bool = typer.Option(False, help="Keep every agent case's workspace "
         "(a failed or errored case's is kept anyway; records say where)."),
+    allow_path: Optional[List[str]] = typer.Option(None, metavar="DIR", help=ALLOW_PATH_HELP),
     strict: bool = typer.Option(False, help="Treat warnings (unknown keys, ...) as errors."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log provider calls, tracebacks."),
 ) -> None:
@@ -142,13 +147,14 @@ def eval_command(
              "target.")
 def validate_command(
     paths: List[str] = typer.Argument(..., help="Files or directories."),
+    allow_path: Optional[List[str]] = typer.Option(None, metavar="DIR", help=ALLOW_PATH_HELP),
     strict: bool = typer.Option(False, help="Treat warnings (unknown keys, ...) as errors."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Tracebacks on errors."),
 ) -> None:
     """Run the checks `agentv eval` runs before its first case, calling no target."""
     from tasks.plan.validate import validate_paths
     try:
-        report = validate_paths(paths, strict=strict)
+        report = validate_paths(paths, strict=strict, allow_path=allow_path or [])
     except ConfigError as err:
         fail(err, verbose)
     from providers.printable import printable

@@ -34,6 +34,9 @@ class ConfigModel(NumbersNotText):
     max_retries: Int | None = Field(None, ge=0, le=100, alias="max_retries")
     provider_batching: bool | None = None
     execution: ExecutionConfig | None = None
+    allowed_paths: list[str] | None = Field(
+        None, description="Folders (relative to the folder holding .agentv/) an eval file may "
+        "read beyond its suite's root (as --allow-path)")
 
 
 def load_config(path: str | Path, warn: Callable[[str], None] | None = None) -> ConfigModel:
@@ -55,10 +58,15 @@ def load_config(path: str | Path, warn: Callable[[str], None] | None = None) -> 
                           label=" in config file")
 
 
-def run_config(cwd: str | Path | None = None) -> ConfigModel | None:
-    """The project's config for this run (see the module docstring), or None."""
+def run_config_path(cwd: str | Path | None = None) -> Path | None:
+    """Where the project's config for this run is (see the module docstring), if anywhere."""
     from tasks.load.discover import find_upward
     found = find_upward(Path(cwd or os.getcwd()), (".agentv/config.yaml", ".agentv/config.yml"))
     home = Path(os.environ.get("AGENTV_HOME") or Path.home() / ".agentv") / "config.yaml"
-    path = found or (home if home.is_file() else None)
+    return found or (home if home.is_file() else None)
+
+
+def run_config(cwd: str | Path | None = None) -> ConfigModel | None:
+    """The project's config for this run (see the module docstring), or None."""
+    path = run_config_path(cwd)
     return load_config(path) if path is not None else None

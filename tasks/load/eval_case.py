@@ -9,6 +9,7 @@ from typing import Any, Sequence
 
 from evaluators.base import Evaluator
 from providers.agents.workspace_spec import WorkspaceSpec
+from tasks.load.boundary import Boundary
 from tasks.load.gates import Gates
 from tasks.load.jsonl import EVAL_SCHEMA
 from tasks.load.messages import Message
@@ -59,6 +60,7 @@ class EvalSuite:
     threshold: float | None = None  # AgentV 4.x execution.threshold (the run's --threshold)
     tags: tuple[str, ...] = ()  # the file's tags (``--tag`` / ``--exclude-tag`` select by them)
     workers: int | None = None  # AgentV 4.x execution.workers: the file's concurrent cases
+    boundary: Boundary | None = None  # where its files may come from
 
 
 def asks_judge(evaluators: Sequence[Evaluator]) -> bool:

@@ -14,6 +14,7 @@ from evaluators.base import Evaluator
 from evaluators.registry import build_evaluators
 from providers.agents.workspace_spec import parse_workspace
 from providers.errors import ConfigError, ErrorCollector, did_you_mean
+from tasks.load.boundary import Boundary, check_workspace
 from tasks.load.case_store import CaseRef, CaseStore, LazyCases, Packed, pack, unpack
 from tasks.load.eval_case import EvalCase, EvalSuite, file_tags  # noqa: F401 - this module's API
 from tasks.load.gates import parse_gates
@@ -91,7 +92,8 @@ def _execution(obj: dict, path: str, warn) -> dict:
     return execution
 
 
-def _evaluator_list(obj: dict, key: str, path: str, base_dir: str, warn) -> list[Evaluator]:
+def _evaluator_list(obj: dict, key: str, path: str, base_dir: str, warn,
+                    boundary: Boundary) -> list[Evaluator]:
     raw = obj.get(key)
     if raw is None:
         return []
@@ -104,7 +106,7 @@ def _evaluator_list(obj: dict, key: str, path: str, base_dir: str, warn) -> list
         raise ConfigError("must be a list of evaluators", f"{path}:{line}", key)
     line_of = (lambda i: f"{path}:{raw.line_of(i)}") if isinstance(raw, LineList) else None
     return build_evaluators(raw, base_dir=base_dir, where=f"{path}:{line}", warn=warn,
-                            line_of=line_of)
+                            line_of=line_of, contain=boundary.check)
 
 
 def default_evaluators(base_dir: str) -> list[Evaluator]:
@@ -141,6 +143,7 @@ def parse_case(raw: Any, path: str, line: int, suite: EvalSuite, defaults: list[
         raise ConfigError("required field missing or not a string", f"{path}:{line}", "id")
     base = _parent(path)
     patterns = guideline_patterns(str(base))
+    boundary = suite.boundary or Boundary.for_suite(path)
     line_of = raw.line_of if isinstance(raw, LineDict) else (lambda _k: line)
     inputs_key = "input_messages" if "input_messages" in raw else "input"
     expected_key = "expected_messages" if "expected_messages" in raw else "expected_output"
@@ -148,7 +151,7 @@ def parse_case(raw: Any, path: str, line: int, suite: EvalSuite, defaults: list[
     inputs: list = []
     with errors.check():
         inputs = parse_messages(raw.get(inputs_key), base, path, line_of(inputs_key),
-                                inputs_key, patterns)
+                                inputs_key, patterns, boundary)
         if not inputs:
             raise ConfigError("required field missing", f"{path}:{line}", "input_messages")
     execution: dict = {}
@@ -156,8 +159,9 @@ def parse_case(raw: Any, path: str, line: int, suite: EvalSuite, defaults: list[
         execution = _execution(raw, path, warn)
     evaluators = defaults
     with errors.check():
-        evaluators = (_evaluator_list(execution, "evaluators", path, str(base), warn)
-                      or _evaluator_list(raw, "evaluators", path, str(base), warn) or defaults)
+        evaluators = (_evaluator_list(execution, "evaluators", path, str(base), warn, boundary)
+                      or _evaluator_list(raw, "evaluators", path, str(base), warn, boundary)
+                      or defaults)
     rubrics = raw.get("rubrics") or []
     with errors.check():
         if not isinstance(rubrics, list):
@@ -177,18 +181,28 @@ def parse_case(raw: Any, path: str, line: int, suite: EvalSuite, defaults: list[
                                     else "outcome", path),
         input_messages=inputs,
         expected_messages=parse_messages(raw.get(expected_key), base, path,
-                                         line_of(expected_key), expected_key, patterns),
+                                         line_of(expected_key), expected_key, patterns,
+                                         boundary),
         conversation_id=_str_field(raw, "conversation_id", path) or None,
         target=target, evaluators=evaluators, rubrics=list(rubrics),
         trials=_trials(raw, path) or _trials(execution, path),
         metadata=_mapping(raw.get("metadata")),
-        workspace=(parse_workspace(raw.get("workspace"), str(base),
-                                   f"{path}:{line_of('workspace')}") or suite.workspace),
+        workspace=_workspace(raw, str(base), f"{path}:{line_of('workspace')}", suite, boundary),
     )
 
 
-def load_suite(path: str | Path, warn: Callable[[str], None] | None = None) -> EvalSuite:
+def _workspace(raw: dict, base: str, at: str, suite: EvalSuite, boundary: Boundary):
+    """A case's own ``workspace:`` (inside the boundary), else its file's."""
+    own = parse_workspace(raw.get("workspace"), base, at)
+    return check_workspace(own, boundary, at) if own is not None else suite.workspace
+
+
+def load_suite(path: str | Path, warn: Callable[[str], None] | None = None,
+               allowed: tuple[Path, ...] = ()) -> EvalSuite:
+    """``allowed``: folders beyond the suite's root its files may come from (the run's
+    ``--allow-path`` and ``allowed_paths``; ``tasks.load.boundary``)."""
     p = Path(path)
+    boundary = Boundary.for_suite(p, allowed)
     warnings: list[str] = []
     emit = warn or warnings.append
     if p.suffix == ".jsonl":
@@ -197,7 +211,7 @@ def load_suite(path: str | Path, warn: Callable[[str], None] | None = None) -> E
         data = load_yaml_file(p, pack)
         lines = None
     from tasks.load.agentv4.suite import lowered  # AgentV 4.x files: the same plan
-    v4 = lowered(p, data, lines, emit)
+    v4 = lowered(p, data, lines, emit, boundary)
     if v4 is not None:
         v4.warnings = warnings
         return v4
@@ -207,7 +221,7 @@ def load_suite(path: str | Path, warn: Callable[[str], None] | None = None) -> E
     if not isinstance(data, dict):
         raise ConfigError("an eval file must be a mapping with 'evalcases'", f"{spath}:1")
     suite = EvalSuite(path=spath, has_schema=data.get("$schema") == EVAL_SCHEMA,
-                      warnings=warnings)
+                      warnings=warnings, boundary=boundary)
     if "$schema" in data and data["$schema"] != EVAL_SCHEMA:
         raise ConfigError(f"unexpected $schema {data['$schema']!r} for an eval file "
                           f"(expected {EVAL_SCHEMA})", f"{fpath}:{data.line_of('$schema')}",
@@ -215,13 +229,13 @@ def load_suite(path: str | Path, warn: Callable[[str], None] | None = None) -> E
     _warn_unknown(data, FILE_KEYS, fpath, "eval file", emit)
     errors = ErrorCollector()  # the file's keys and every case: all errors at once
     with errors.check():
-        _file_keys(suite, data, p, fpath)
+        _file_keys(suite, data, p, fpath, boundary)
     defaults = default_evaluators(str(p.parent))
     with errors.check():
         execution = _execution(data, fpath, emit)
-        defaults = (_evaluator_list(execution, "evaluators", fpath, str(p.parent), emit)
-                    or _evaluator_list(data, "evaluators", fpath, str(p.parent), emit)
-                    or _evaluator_list(data, "evaluator", fpath, str(p.parent), emit)
+        defaults = (_evaluator_list(execution, "evaluators", fpath, str(p.parent), emit, boundary)
+                    or _evaluator_list(data, "evaluators", fpath, str(p.parent), emit, boundary)
+                    or _evaluator_list(data, "evaluator", fpath, str(p.parent), emit, boundary)
                     or defaults)
     raw_cases = data.get("evalcases")
     with errors.check():
@@ -235,7 +249,8 @@ def load_suite(path: str | Path, warn: Callable[[str], None] | None = None) -> E
     return suite
 
 
-def _file_keys(suite: EvalSuite, data: LineDict, p: Path, fpath: str) -> None:
+def _file_keys(suite: EvalSuite, data: LineDict, p: Path, fpath: str,
+               boundary: Boundary) -> None:
     """The file-level keys: description, dataset, target, trials, gates, workspace, tags."""
     errors = ErrorCollector()
     with errors.check():
@@ -244,13 +259,13 @@ def _file_keys(suite: EvalSuite, data: LineDict, p: Path, fpath: str) -> None:
         suite.dataset = _str_field(data, "dataset", fpath) or p.stem.removesuffix(".test")
     given = data.get("execution")
     execution: dict = given if isinstance(given, dict) else {}
+    at = f"{fpath}:{getattr(data, 'line_of', lambda _k: 1)('workspace')}"
     parts = {"target": lambda: _target(execution, fpath) or _target(data, fpath),
              "trials": lambda: _trials(data, fpath) or _trials(execution, fpath),
              "gates": lambda: parse_gates(execution, fpath,
                                           getattr(execution, "line_of", lambda _k: None)),
-             "workspace": lambda: parse_workspace(
-                 data.get("workspace"), str(p.parent),
-                 f"{fpath}:{getattr(data, 'line_of', lambda _k: 1)('workspace')}"),
+             "workspace": lambda: check_workspace(
+                 parse_workspace(data.get("workspace"), str(p.parent), at), boundary, at),
              "tags": lambda: file_tags(_mapping(data.get("metadata")).get("tags"), fpath)}
     for name, part in parts.items():
         with errors.check():

@@ -2,7 +2,8 @@
 
 A message's ``content`` is a string, a list of ``{type: text|file, value}`` blocks, or a
 structured mapping (kept as JSON text). File paths resolve relative to the eval file;
-a leading ``/`` resolves from the repository root.
+a leading ``/`` resolves from the repository root; either resolves (symlinks followed) inside
+the suite's boundary (``tasks.load.boundary``) or is an error, before the file is read.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from providers.errors import ConfigError
+from tasks.load.boundary import Boundary
 from tasks.load.discover import find_upward, repo_root, upward_dirs
 from tasks.load.yamlsrc import LineDict, LineList
 
@@ -115,18 +117,26 @@ def resolve_file(value: str, base_dir: Path) -> Path:
     if value.startswith("/"):
         rooted = repo_root(str(base_dir)) / value.lstrip("/")
         return rooted if rooted.exists() or not Path(value).exists() else Path(value)
-    primary = (base_dir / value).resolve()
+    primary = _resolved(base_dir / value)
     if primary.exists():
         return primary
     for root in [*upward_dirs(base_dir)[1:], Path.cwd()]:
-        candidate = (root / value).resolve()
+        candidate = _resolved(root / value)
         if candidate.is_file():
             return candidate
     return primary
 
 
+def _resolved(path: Path) -> Path:
+    """``path`` resolved; as it is when it cannot be (a symlink loop: the boundary says so)."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return path.absolute()
+
+
 def parse_content(content: Any, base_dir: Path, file: str, line: int,
-                  patterns: tuple[str, ...]) -> tuple[list[Segment], Any]:
+                  patterns: tuple[str, ...], boundary: Boundary) -> tuple[list[Segment], Any]:
     """(segments, structured) for one message's content."""
     if content is None:
         return [Segment("text", "")], None
@@ -151,7 +161,7 @@ def parse_content(content: Any, base_dir: Path, file: str, line: int,
         if block["type"] == "text":
             segments.append(Segment("text", value))
             continue
-        path = resolve_file(value, base_dir)
+        path = boundary.check(resolve_file(value, base_dir), at, "value", value)
         if not path.is_file():
             raise ConfigError(f"referenced file not found: {value} (resolved to {path})", at,
                               "value")
@@ -161,13 +171,13 @@ def parse_content(content: Any, base_dir: Path, file: str, line: int,
 
 
 def parse_messages(raw: Any, base_dir: Path, file: str, line: int, field_name: str,
-                   patterns: tuple[str, ...]) -> list[Message]:
+                   patterns: tuple[str, ...], boundary: Boundary) -> list[Message]:
     """A list of {role, content}; a plain string is one user (or assistant) message."""
     if raw is None:
         return []
     default_role = "assistant" if field_name.startswith("expected") else "user"
     if isinstance(raw, (str, dict)) and not (isinstance(raw, dict) and "role" in raw):
-        segments, structured = parse_content(raw, base_dir, file, line, patterns)
+        segments, structured = parse_content(raw, base_dir, file, line, patterns, boundary)
         return [Message(default_role, segments, structured)]
     if isinstance(raw, dict):
         raw = [raw]
@@ -186,6 +196,6 @@ def parse_messages(raw: Any, base_dir: Path, file: str, line: int, field_name: s
                               f"{file}:{at}", "role")
         c_line = item.line_of("content") if isinstance(item, LineDict) else at_line
         segments, structured = parse_content(item.get("content"), base_dir, file, c_line,
-                                             patterns)
+                                             patterns, boundary)
         messages.append(Message(role, segments, structured))
     return messages

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from providers.errors import ConfigError
+from tasks.load.boundary import check_allow_paths
 from tasks.load.files import MAX_TRIALS
 from tasks.load.gates import Gates, options_gates
 from tasks.plan.outputs import check_dir_target, check_file_target, output_format
@@ -68,6 +69,7 @@ class EvalOptions:
     agent_timeout: float | None = None  # seconds; overrides agent targets' timeout_seconds
     keep_workspaces: bool = False  # keep passing agent cases' workspaces too (failed: kept)
     strict: bool = False  # warnings (unknown keys, no $schema) are errors
+    allow_path: list[str] = field(default_factory=list)  # folders beyond the suites' roots
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -92,6 +94,7 @@ def validate(o: EvalOptions) -> None:
                        "--test-id")
     o.eval_id = None
     o.tag, o.exclude_tag = _texts(o.tag, "--tag"), _texts(o.exclude_tag, "--exclude-tag")
+    o.allow_path = check_allow_paths(o.allow_path)
     _outputs(o)
     _numbers(o)
     o.task_runner = check_task_runner(o.task_runner, o.dask_address)

@@ -11,6 +11,7 @@ from typing import Any, Callable
 
 from providers.base import ConfigError, Target
 from providers.errors import ErrorCollector
+from tasks.load.boundary import allowed_roots
 from tasks.load.config_file import run_config
 from tasks.load.discover import expand_eval_paths, load_env_files
 from tasks.plan.expand import Job
@@ -132,11 +133,12 @@ def build_plan(opts: EvalOptions, warn: Callable[[str], None] | None = None) -> 
     register_environment()
     warnings: list[str] = []
     emit = _warner(opts, warn, warnings)
+    allowed = allowed_roots(opts.allow_path)  # the suites' file boundary beyond their roots
     errors = ErrorCollector()  # every file's errors, then every case's target: all at once
     suites = []
     for f in files:
         with errors.check():
-            suites.append(load_suite(f, emit))
+            suites.append(load_suite(f, emit, allowed))
     errors.raise_any()
     for s in suites:
         if not s.has_schema:

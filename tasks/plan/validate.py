@@ -82,10 +82,11 @@ def _is_results(path: Path) -> bool:
     return results(path)
 
 
-def check_eval(path: Path, report: Report, strict: bool = False) -> None:
+def check_eval(path: Path, report: Report, strict: bool = False,
+               allow_path: tuple[str, ...] = ()) -> None:
     from tasks.plan.plan import EvalOptions, build_plan
-    build_plan(EvalOptions(paths=[str(path)], dry_run=True, strict=strict),
-               warn=report.warnings.append)
+    build_plan(EvalOptions(paths=[str(path)], dry_run=True, strict=strict,
+                           allow_path=list(allow_path)), warn=report.warnings.append)
 
 
 def walk_picks(path: Path) -> bool:
@@ -106,7 +107,9 @@ def walk_picks(path: Path) -> bool:
     return any(schema in head for schema in (TARGETS_SCHEMA, CONFIG_SCHEMA))
 
 
-def validate_file(path: Path, explicit: bool, report: Report, strict: bool = False) -> None:
+def validate_file(path: Path, explicit: bool, report: Report, strict: bool = False,
+                  allow_path: tuple[str, ...] = ()) -> None:
+    """``allow_path``: folders beyond each eval file's root it may read (``--allow-path``)."""
     if not explicit and not walk_picks(path):
         report.skipped.append(str(path))
         return
@@ -114,13 +117,13 @@ def validate_file(path: Path, explicit: bool, report: Report, strict: bool = Fal
         if _is_results(path):
             report.skipped.append(f"{path} (results, not a dataset)")
             return
-        check_eval(path, report, strict)
+        check_eval(path, report, strict, allow_path)
         report.checked.append(str(path))
         return
     dataset = _sidecar_of(path)
     if dataset is not None:  # a JSONL dataset's sidecar: checked together with it
         if explicit:
-            check_eval(dataset, report, strict)
+            check_eval(dataset, report, strict, allow_path)
             report.checked.append(str(path))
         return
     data = load_yaml_file(path)
@@ -133,7 +136,7 @@ def validate_file(path: Path, explicit: bool, report: Report, strict: bool = Fal
         _warn(report, strict, f"{path}:1: no $schema (inferred a {kind} file; add the line "
               f"'$schema: agentv-{kind}-v2')")
     if kind == "eval":
-        check_eval(path, report, strict)
+        check_eval(path, report, strict, allow_path)
     elif kind == "targets":
         _check_agent_targets(load_targets(path, lambda w: _warn(report, strict, w)))
     else:
@@ -168,11 +171,14 @@ def _warn(report: Report, strict: bool, message: str) -> None:
     report.warnings.append(message)
 
 
-def validate_paths(paths: list[str], strict: bool = False) -> Report:
+def validate_paths(paths: list[str], strict: bool = False,
+                   allow_path: tuple[str, ...] | list[str] = ()) -> Report:
+    from tasks.load.boundary import check_allow_paths
+    allowed = tuple(check_allow_paths(list(allow_path)))
     report = Report()
     for f, explicit in collect_files(paths):
         try:
-            validate_file(f, explicit, report, strict)
+            validate_file(f, explicit, report, strict, allowed)
         except ConfigError as err:
             report.errors.extend(error_lines(err))
             report.invalid += 1

@@ -35,6 +35,7 @@ __all__ = ["render_report", "write_report", "default_report_path", "expected_out
 def expected_outcomes(case_keys) -> dict[str, str]:
     """case file::eval_id → expected outcome, read from the eval files still on disk."""
     from providers.errors import ConfigError
+    from tasks.load.boundary import allowed_roots
     from tasks.load.discover import repo_root
     from tasks.load.files import load_suite
     found: dict[str, str] = {}
@@ -42,7 +43,8 @@ def expected_outcomes(case_keys) -> dict[str, str]:
     for name in sorted(files):
         path = next((p for p in (Path(name), repo_root() / name) if p.is_file()), None)
         try:
-            suite = load_suite(path, warn=lambda _: None) if path else None
+            suite = load_suite(path, warn=lambda _: None,
+                               allowed=allowed_roots()) if path else None
         except (ConfigError, OSError, ValueError):
             suite = None
         for case in suite.cases if suite else []:

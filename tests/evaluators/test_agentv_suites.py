@@ -72,6 +72,7 @@ def fake_runtimes(tmp_path, monkeypatch):
 def copy_suite(folder: Path, dest: Path) -> Path:
     target = dest / folder.name
     shutil.copytree(folder, target)
+    (target / ".git").mkdir()  # a checkout: its prompts/ and graders/ are inside the suite's root
     for relative, body in STAND_INS.items():
         path = target / relative
         path.parent.mkdir(parents=True, exist_ok=True)

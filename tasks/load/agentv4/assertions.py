@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from evaluators.base import Evaluator
 from evaluators.gated import Gated
+from evaluators.references import PathCheck, check_contained
 from providers.errors import ConfigError, ConfigErrors, ErrorCollector, did_you_mean
 from providers.lazyload import load_symbol
 from tasks.load.yamlsrc import LineDict, LineList
@@ -84,8 +85,10 @@ def custom_script(kind: str, base_dir: Path) -> Path | None:
 class AssertionBuilder:
     """Builds one file's assertions (``where(line)`` names file:line in errors)."""
 
-    def __init__(self, path: str, base_dir: Path, warn: Callable[[str], None]) -> None:
-        self.path, self.base_dir, self.warn = path, base_dir, warn
+    def __init__(self, path: str, base_dir: Path, warn: Callable[[str], None],
+                 contain: PathCheck | None = None) -> None:
+        """``contain``: the suite's file boundary (every file an assertion names)."""
+        self.path, self.base_dir, self.warn, self.contain = path, base_dir, warn, contain
 
     def at(self, line: int) -> str:
         return f"{self.path}:{line}"
@@ -180,12 +183,14 @@ class AssertionBuilder:
         if isinstance(aggregator, dict) and isinstance(aggregator.get("type"), str):
             aggregator = {**aggregator, "type": aggregator["type"].replace("-", "_")}
         try:
-            return AssertSet.model_validate({"name": "composite", "type": "composite",
-                                             "members": members, "aggregator": aggregator,
-                                             "base_dir": str(self.base_dir)})
+            built = AssertSet.model_validate({"name": "composite", "type": "composite",
+                                              "members": members, "aggregator": aggregator,
+                                              "base_dir": str(self.base_dir)})
         except ValidationError as err:
             first = err.errors()[0]
             raise ConfigError(f"{first['msg']}", self.at(line), "aggregator") from None
+        check_contained(built, self.at(line), self.contain)
+        return built
 
     def make(self, kind: str, config: dict, line: int) -> Evaluator:
         spec = TYPES.get(kind)
@@ -205,11 +210,12 @@ class AssertionBuilder:
         try:
             evaluator = cls.model_validate({**config, **extra, "type": kind,
                                             "base_dir": str(self.base_dir)},
-                                           context={"where": self.at(line), "warn": self.warn})
+                                           context={"where": self.at(line), "warn": self.warn,
+                                                    "contain": self.contain})
         except ValidationError as err:
             raise _errors(err, f"assertion type '{kind}'", self.at(line)) from None
         from evaluators.registry import check_references
-        check_references(evaluator, self.at(line))
+        check_references(evaluator, self.at(line), self.contain)
         extras = sorted((evaluator.model_extra or {}).keys())
         if extras and not getattr(cls, "extra_keys_are_config", False):
             hints = "".join(did_you_mean(k, [*cls.model_fields, *GATE_KEYS]) for k in extras)

@@ -21,8 +21,9 @@ from tasks.load.agentv4.assertions import AssertionBuilder
 from tasks.load.generation import FORMAT
 from tasks.load.agentv4.templating import interpolate_vars
 from tasks.load.agentv4.workspace import workspace_of
+from tasks.load.boundary import Boundary
 from tasks.load.eval_case import EvalCase
-from tasks.load.messages import parse_messages
+from tasks.load.messages import parse_messages, resolve_file
 from tasks.load.yamlsrc import LineDict
 
 TEST_KEYS = {"id", "input", "input_files", "criteria", "expected_outcome", "expected_output",
@@ -42,6 +43,7 @@ class SuiteDefaults:
     base_dir: Path
     patterns: tuple[str, ...]
     builder: AssertionBuilder
+    boundary: Boundary  # where the suite's files may come from
     input: Any = None
     input_files: Any = None
     assertions: list[Evaluator] = field(default_factory=list)
@@ -88,9 +90,9 @@ def parse_test(raw: Any, line: int, suite: SuiteDefaults, warn: Callable[[str], 
         expected = parse_messages(_expected(interpolate_vars(raw.get("expected_output"),
                                                              variables)),
                                   suite.base_dir, origin, _line(raw, "expected_output", line),
-                                  "expected_output", suite.patterns)
+                                  "expected_output", suite.patterns, suite.boundary)
     builder = suite.builder if origin == suite.path else AssertionBuilder(
-        origin, suite.base_dir, warn)
+        origin, suite.base_dir, warn, suite.builder.contain)
     with errors.check():
         evaluators = _assertions(raw, suite, builder, skip, line)
     errors.raise_any()
@@ -105,7 +107,8 @@ def parse_test(raw: Any, line: int, suite: SuiteDefaults, warn: Callable[[str], 
         evaluators=evaluators or [builder.implicit_grader()],
         metadata={**suite.metadata, **(own_meta if isinstance(own_meta, dict) else {})},
         format=FORMAT, threshold=_threshold(execution, origin, line), category=suite.category,
-        workspace=workspace_of(raw, origin, str(suite.base_dir), warn) or suite.workspace)
+        workspace=workspace_of(raw, origin, str(suite.base_dir), warn, suite.boundary)
+        or suite.workspace)
 
 
 def _execution(raw: dict, path: str, line: int, warn) -> dict:
@@ -136,18 +139,23 @@ def _inputs(raw: dict, variables, suite: SuiteDefaults, skip: bool, origin: str,
     files = raw.get("input_files") if "input_files" in raw else (
         None if skip else suite.input_files)
     files = interpolate_vars(files, variables)
+    if isinstance(files, list):
+        at = (f"{origin}:{_line(raw, 'input_files', line)}" if "input_files" in raw
+              else f"{suite.path}:{getattr(suite.input_files, 'line', 1)}")
+        for name in (f for f in files if isinstance(f, str)):
+            suite.boundary.check(resolve_file(name, suite.base_dir), at, "input_files", name)
     if isinstance(files, list) and isinstance(value, str):
         value = [{"role": "user", "content": [*({"type": "file", "value": f} for f in files
                                                 if isinstance(f, str)),
                                               {"type": "text", "value": value}]}]
     messages = parse_messages(value, suite.base_dir, origin, _line(raw, "input", line),
-                              "input", suite.patterns)
+                              "input", suite.patterns, suite.boundary)
     if not messages:
         raise ConfigError("required field missing", f"{origin}:{line}", "input")
     if suite.input is not None and not skip:
         prefix = parse_messages(interpolate_vars(suite.input, variables), suite.base_dir,
                                 suite.path, getattr(suite.input, "line", 1), "input",
-                                suite.patterns)
+                                suite.patterns, suite.boundary)
         messages = [*prefix, *messages]
     return messages
 

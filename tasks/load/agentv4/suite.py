@@ -12,6 +12,7 @@ from tasks.load.agentv4.assertions import AssertionBuilder
 from tasks.load.agentv4.cases import SuiteDefaults, parse_test
 from tasks.load.generation import FORMAT
 from tasks.load.agentv4.templating import interpolate_env
+from tasks.load.boundary import Boundary
 from tasks.load.agentv4.workspace import workspace_of
 from tasks.load.eval_case import EvalSuite, file_tags
 from tasks.load.gates import parse_gates
@@ -51,7 +52,8 @@ def suite_name(data: dict, path: Path) -> str:
     return stem or "eval"
 
 
-def load_v4_suite(path: Path, data: LineDict, warn: Callable[[str], None]) -> EvalSuite:
+def load_v4_suite(path: Path, data: LineDict, warn: Callable[[str], None],
+                  boundary: Boundary) -> EvalSuite:
     spath = str(path)
     data = interpolate_env(data, os.environ)
     _warn_keys(data, spath, warn)
@@ -66,17 +68,18 @@ def load_v4_suite(path: Path, data: LineDict, warn: Callable[[str], None]) -> Ev
         elif key not in EXECUTION_KEYS:
             warn(f"{at}: unknown key '{key}' in execution{did_you_mean(key, EXECUTION_KEYS)} "
                  "(ignored)")
-    builder = AssertionBuilder(spath, path.parent, warn)
+    builder = AssertionBuilder(spath, path.parent, warn, boundary.check)
     name = suite_name(data, path)
     defaults = SuiteDefaults(
         path=spath, name=name, category=str(data.get("category") or category_of(path)),
         base_dir=path.parent, patterns=guideline_patterns(str(path.parent)), builder=builder,
+        boundary=boundary,
         input=data.get("input"), input_files=data.get("input_files"),
         assertions=builder.build_list(data.get("assertions", data.get("assert")),
                                       data.line_of("assertions")),
         metadata=dict(data["metadata"]) if isinstance(data.get("metadata"), dict) else {})
     suite = EvalSuite(path=spath, description=str(data.get("description") or ""),
-                      dataset=name, has_schema=True, format=FORMAT)
+                      dataset=name, has_schema=True, format=FORMAT, boundary=boundary)
     errors = ErrorCollector()  # the file's keys and every test: all errors at once
     parts = {"target": lambda: _suite_target(data, execution, spath),
              "trials": lambda: _trials(execution, spath),
@@ -86,7 +89,7 @@ def load_v4_suite(path: Path, data: LineDict, warn: Callable[[str], None]) -> Ev
              "gates": lambda: parse_gates({k: v for k, v in execution.items() if k in
                                            ("fail_on_error", "fail_under", "min_pass_rate")},
                                           spath, getattr(execution, "line_of", lambda _k: None)),
-             "workspace": lambda: workspace_of(data, spath, str(path.parent), warn),
+             "workspace": lambda: workspace_of(data, spath, str(path.parent), warn, boundary),
              "tags": lambda: file_tags(data.get("tags"), f"{spath}:{data.line_of('tags')}")}
     for attr, part in parts.items():
         with errors.check():
@@ -156,14 +159,14 @@ def _cases(data: LineDict, path: Path, defaults: SuiteDefaults, warn) -> list:
     raw = data.get("tests")
     line = data.line_of("tests")
     if isinstance(raw, str):
-        entries = external_tests(path.parent / raw, f"{path}:{line}")
+        entries = external_tests(path.parent / raw, f"{path}:{line}", defaults.boundary, raw)
     elif isinstance(raw, list):
         entries = []
         for i, item in enumerate(raw):
             item_line = raw.line_of(i) if isinstance(raw, LineList) else line
             if isinstance(item, str) and item.startswith("file://"):
                 entries.extend(external_tests(path.parent / item[len("file://"):],
-                                              f"{path}:{item_line}"))
+                                              f"{path}:{item_line}", defaults.boundary, item))
             else:
                 entries.append((item, str(path), item_line))
     else:
@@ -184,8 +187,11 @@ def _cases(data: LineDict, path: Path, defaults: SuiteDefaults, warn) -> list:
     return cases
 
 
-def external_tests(target: Path, where: str) -> list[tuple[Any, str, int]]:
-    """(raw test, file, line) from a YAML list, a JSONL file or a folder of case.yaml."""
+def external_tests(target: Path, where: str, boundary: Boundary,
+                   shown: str) -> list[tuple[Any, str, int]]:
+    """(raw test, file, line) from a YAML list, a JSONL file or a folder of case.yaml, inside
+    the suite's boundary (a case file of a folder too)."""
+    target = boundary.check(target, where, "tests", shown)
     if target.is_dir():
         found = []
         for sub in sorted(p for p in target.iterdir() if p.is_dir()):
@@ -193,6 +199,7 @@ def external_tests(target: Path, where: str) -> list[tuple[Any, str, int]]:
                               if (sub / n).is_file()), None)
             if case_file is None:
                 continue
+            case_file = boundary.check(case_file, where, "tests", str(case_file))
             raw = interpolate_env(load_yaml_file(case_file), os.environ)
             if not isinstance(raw, dict):
                 raise ConfigError("a case file must be a mapping", f"{case_file}:1")
@@ -219,16 +226,16 @@ def external_tests(target: Path, where: str) -> list[tuple[Any, str, int]]:
             for i, item in enumerate(raw)]
 
 
-def lowered(path: Path, data: Any, lines: list[int] | None,
-            warn: Callable[[str], None]) -> EvalSuite | None:
+def lowered(path: Path, data: Any, lines: list[int] | None, warn: Callable[[str], None],
+            boundary: Boundary) -> EvalSuite | None:
     """The file as a 4.x suite, or None when it is a v2 file: a YAML mapping with ``tests``, or
     a JSONL file whose lines are 4.x tests (its ``<name>.yaml`` sidecar holds the suite keys)."""
     from tasks.load.generation import is_v4_cases, is_v4_data
     if lines is None:
-        return load_v4_suite(path, data, warn) if is_v4_data(data) else None
+        return load_v4_suite(path, data, warn, boundary) if is_v4_data(data) else None
     if not is_v4_cases(data.get("evalcases") or []):
         return None
     suite = LineDict({k: v for k, v in data.items() if k not in ("$schema", "evalcases")})
     suite.line, suite.key_lines = 1, {k: 1 for k in suite}
     suite["tests"] = data["evalcases"]
-    return load_v4_suite(path, suite, warn)
+    return load_v4_suite(path, suite, warn, boundary)

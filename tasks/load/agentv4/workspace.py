@@ -4,10 +4,11 @@ from __future__ import annotations
 from typing import Any
 
 from providers.errors import ConfigError
+from tasks.load.boundary import Boundary, check_workspace
 from tasks.load.yamlsrc import LineDict
 
 
-def workspace_of(raw: Any, where: str, base_dir: str, warn) -> Any:
+def workspace_of(raw: Any, where: str, base_dir: str, warn, boundary: Boundary) -> Any:
     """``workspace:`` as agentv's agent workspaces take it (template, repos, hooks); a shape they
     do not take (a path to a shared file, docker, other hooks) is a warning: not set up."""
     from providers.agents.workspace_spec import parse_workspace
@@ -16,7 +17,8 @@ def workspace_of(raw: Any, where: str, base_dir: str, warn) -> Any:
         return None
     at = f"{where}:{raw.line_of('workspace') if isinstance(raw, LineDict) else 1}"
     try:
-        return parse_workspace(value, base_dir, at)
+        spec = parse_workspace(value, base_dir, at)
     except ConfigError as err:
         warn(f"{at}: workspace: not set up by agentv ({err.message}; ignored)")
         return None
+    return check_workspace(spec, boundary, at)
