@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from aiohttp import encode_basic_auth
 from yarl import URL
 
 
@@ -23,6 +22,8 @@ class Endpoint:
 
     @classmethod
     def parse(cls, base_url: str) -> "Endpoint":
+        from aiohttp import encode_basic_auth  # aiohttp only when a client is built: a
+        # target's facts (``providers.registry``) import this module and nothing heavy
         url = URL(base_url)
         bare = url.with_user(None).with_query(None).with_fragment(None)
         auth = encode_basic_auth(url.user or "", url.password or "") \
