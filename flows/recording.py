@@ -43,8 +43,8 @@ def api_lost(err: BaseException | None) -> bool:
         text = str(err)
         if text.startswith("Failed to reach API") or text.split(":", 1)[0] in TRANSPORT_NAMES:
             return True
-        err = err.__cause__ or err.__context__
-    return False
+        err = err.__cause__ or (None if err.__suppress_context__ else err.__context__)
+    return False  # ``raise … from None`` (a ConfigError, say) hides what it replaced
 
 
 def bare_api_url() -> str:
