@@ -174,7 +174,7 @@ def parse_case(raw: Any, path: str, line: int, suite: EvalSuite, defaults: list[
         with errors.check():
             check()
     errors.raise_any()
-    target = _target(execution, path)
+    target, ws_at = _target(execution, path), f"{path}:{line_of('workspace')}"
     return EvalCase(
         id=str(case_id), file=path, line=line, dataset=suite.dataset,
         expected_outcome=_str_field(raw, "expected_outcome" if "expected_outcome" in raw
@@ -187,14 +187,9 @@ def parse_case(raw: Any, path: str, line: int, suite: EvalSuite, defaults: list[
         target=target, evaluators=evaluators, rubrics=list(rubrics),
         trials=_trials(raw, path) or _trials(execution, path),
         metadata=_mapping(raw.get("metadata")),
-        workspace=_workspace(raw, str(base), f"{path}:{line_of('workspace')}", suite, boundary),
+        workspace=check_workspace(parse_workspace(raw.get("workspace"), str(base), ws_at),
+                                  boundary, ws_at) or suite.workspace,  # its own, else the file's
     )
-
-
-def _workspace(raw: dict, base: str, at: str, suite: EvalSuite, boundary: Boundary):
-    """A case's own ``workspace:`` (inside the boundary), else its file's."""
-    own = parse_workspace(raw.get("workspace"), base, at)
-    return check_workspace(own, boundary, at) if own is not None else suite.workspace
 
 
 def load_suite(path: str | Path, warn: Callable[[str], None] | None = None,
