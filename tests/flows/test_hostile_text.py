@@ -8,7 +8,7 @@ import json
 import pytest
 
 from flows.cli.console import format_problems
-from flows.cli.main import expand_optional_values
+from flows.cli.argv import expand_optional_values
 from providers.printable import html_text, printable
 from tasks.plan.resume import resolve_resume_path
 from tasks.results.summary_text import format_summary

@@ -158,7 +158,8 @@ def test_yaml_output_eval_id_filter_and_prompt_dumps(cli, tmp_path):
     (["--workers", "0"], "--workers: must be from 1 to 50"),
     (["--workers", "abc"], "--workers: must be a whole number"),
     (["--output-format", "xml"], "expected one of: jsonl, yaml"),
-    (["--target", "nope"], "unknown target 'nope' (known: default, judge, azure_base)"),
+    (["--target", "nope"], "unknown target 'nope' (known: default, judge, azure_base; "
+     f"define it in {EXAMPLE / '.agentv' / 'targets.yaml'} or name one of these)"),
 ])
 def test_bad_flags_exit_2_with_one_line(args, needle, tmp_path):
     from tests.conftest import run_cli
