@@ -9,17 +9,25 @@ current context (``with MailboxClient():``, else the context's own, made at firs
 """
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from contextvars import ContextVar
-from typing import Any
+from pathlib import Path
+from typing import Any, Callable
 
 from evaluators.report import EvalReport, EvalResult
 from tasks.api.dataset import Dataset
-from tasks.api.mailbox import DEFAULT_MAX_DELIVERIES, InMemoryMailbox, Mailbox
+from tasks.api.mailbox import DEFAULT_MAX_DELIVERIES, InMemoryMailbox, Mailbox, Message
 from tasks.api.mailbox_codec import (Codec, EvalRequest, EvalRequestCodec, EvalResultCodec,
                                      Undecodable)
+from tasks.api.reconnect import Outage, reconnecting
+from tasks.api.results_file import ResultsFile
 from tasks.results.tally_samples import report_of
+
+
+def _log(message: str) -> None:
+    print(message, file=sys.stderr)
 
 
 class MailboxClient:
@@ -90,23 +98,48 @@ def submit_dataset(dataset: Dataset, requests: Mailbox[EvalRequest]) -> list[str
 
 
 def collect_results(results: Mailbox[EvalResult], expected_count: int, *,
-                    timeout_seconds: float = 300, visibility_timeout: float = 30.0
-                    ) -> EvalReport:
+                    timeout_seconds: float = 300, visibility_timeout: float = 30.0,
+                    out: str | Path | None = None,
+                    log: Callable[[str], None] = _log) -> EvalReport:
     """Receive results until ``expected_count`` distinct requests have answered or the
     timeout passes (then the report holds what arrived). A result delivered twice (a worker
-    that lost its lease, then finished) counts once."""
-    collected: dict[str, EvalResult] = {}
+    that lost its lease, then finished) counts once.
+
+    A result is acknowledged only once it is safe: with ``out``, after its record is appended
+    to that JSONL file (results already in it count, so a collection that failed is resumed);
+    without, after the whole report is built. An error in between leaves it in the mailbox,
+    delivered again. A mailbox server outage is waited out (reconnecting with backoff)."""
     deadline = time.monotonic() + timeout_seconds
-    while len(collected) < expected_count:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            break
-        for message in results.receive(max_messages=100, wait_time_seconds=min(remaining, 5.0),
-                                       visibility_timeout=visibility_timeout):
-            result = message.body
-            if isinstance(result, Undecodable):
-                message.mailbox.dead_letter(message, result.error)
-                continue
-            collected.setdefault(result.request_id or result.sample_id, result)
-            message.acknowledge()
-    return report_of(collected.values())
+    mailbox = reconnecting(results, Outage(log, "collect_results"),
+                           give_up=lambda: time.monotonic() > deadline)
+    with ResultsFile(out) as kept:
+        held: list[Message[EvalResult]] = []
+        while len(kept.collected) < expected_count:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            for message in mailbox.receive(max_messages=100,
+                                           wait_time_seconds=min(remaining, 5.0),
+                                           visibility_timeout=visibility_timeout):
+                result = message.body
+                if isinstance(result, Undecodable):
+                    message.mailbox.dead_letter(message, result.error)
+                    continue
+                kept.add(result)
+                if out is None:
+                    held.append(message)
+                else:
+                    _acknowledge(message)
+        report = report_of(kept.collected.values())
+        for message in held:  # the report is built: they are safe with the caller
+            _acknowledge(message)
+        return report
+
+
+def _acknowledge(message: Message[EvalResult]) -> None:
+    """Acknowledge a kept result; if the server is gone past the deadline it stays in the
+    mailbox, and a later collection finds it already kept (it counts once)."""
+    try:
+        message.acknowledge()
+    except message.mailbox.outage_errors:
+        pass

@@ -2,7 +2,8 @@
 agentv's job runner (``tasks.engine.jobs.JobRunner.run_one`` over
 ``tasks.engine.case_runner.CaseRunner``: the same
 slots, stop control, target call, retries, evaluators and result record as a YAML suite) and
-sends its ``EvalResult`` to the results mailbox.
+sends its ``EvalResult`` to the results mailbox. A Redis outage is waited out
+(``tasks.api.reconnect``): the samples held through it are acknowledged after, not redelivered.
 
 A target failure is retried by redelivery: the message is released with backoff
 (``retry_delay_seconds`` × 2ⁿ) until its ``max_deliveries``-th delivery, then it goes to the
@@ -28,6 +29,7 @@ from providers import secrets
 from tasks.api.dataset import Dataset, Sample, dataset_suite
 from tasks.api.mailbox import Mailbox, Message
 from tasks.api.mailbox_codec import EvalRequest, Undecodable
+from tasks.api.reconnect import Outage, reconnecting
 
 if TYPE_CHECKING:  # imported when a loop starts
     from tasks.api.callable_target import CallableProvider
@@ -64,7 +66,7 @@ class EvalLoop(Generic[InputT, ExpectedT]):
         from tasks.engine.jobs import RunControl
         from tasks.api.typed_targets import run_targets
 
-        self.requests, self.results, self.evaluator = requests, results, evaluator
+        self.evaluator = evaluator
         self.workers, self.visibility_timeout = max(1, workers), visibility_timeout
         self.wait_time_seconds, self.retry_delay_seconds = wait_time_seconds, retry_delay_seconds
         self.name, self.out, self.log = name, out, log
@@ -74,6 +76,11 @@ class EvalLoop(Generic[InputT, ExpectedT]):
         self._expected: dict[str, Any] = {}
         # the first stop lets in-flight samples finish (no deadline); release() cancels them
         self.control = RunControl(grace_s=None)
+        # a Redis outage is waited out: no new samples once stopping, nothing after release
+        outage = Outage(log, "worker")
+        self.requests = reconnecting(requests, outage, lambda: self.control.stopping,
+                                     lambda: self.control.released)
+        self.results = reconnecting(results, outage, give_up=lambda: self.control.released)
         self._inflight: dict[asyncio.Task, Message[EvalRequest]] = {}  # leases to keep
         self._jobs: JobRunner | None = None
         self._provider: CallableProvider | None = None

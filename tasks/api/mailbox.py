@@ -53,6 +53,8 @@ class Mailbox(ABC, Generic[T]):
     name: str
     codec: Codec
     max_deliveries: int
+    # errors meaning "the server is unreachable for now" (retried by tasks.api.reconnect)
+    outage_errors: tuple[type[BaseException], ...] = ()
 
     @abstractmethod
     def send(self, body: T, delay_seconds: float = 0.0) -> str:

@@ -84,8 +84,9 @@ def split_url(url: str) -> tuple[str, str]:
 class RedisMailbox(Mailbox[T]):
     def __init__(self, name: str, client: Any, codec: Codec | None = None,
                  max_deliveries: int = DEFAULT_MAX_DELIVERIES):
-        from redis.exceptions import ResponseError
+        from redis.exceptions import ConnectionError, ResponseError, TimeoutError
 
+        self.outage_errors = (ConnectionError, TimeoutError)  # LOADING is a ConnectionError
         self.name, self.client, self.codec = name, client, codec or JsonCodec()
         self.max_deliveries, self._owns_client = max_deliveries, False
         self.stream, self.delayed, self.dead = f"agentv:{name}", f"agentv:{name}:delayed", \
