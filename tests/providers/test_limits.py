@@ -59,12 +59,15 @@ def test_a_fixed_window_counts_429s_but_never_moves():
     assert window.limit == 8 and window.stats.rate_limited == 1 and window.paused_until == 0
 
 
-def test_retry_after_pauses_new_calls_and_the_wait_is_counted():
-    asyncio.run(_retry_after_pauses_new_calls_and_the_wait_is_counted())
+def test_retry_after_pauses_new_calls_once_the_window_is_down_to_one():
+    asyncio.run(_retry_after_pauses())
 
 
-async def _retry_after_pauses_new_calls_and_the_wait_is_counted():
-    window = AimdWindow("prod", 4)
+async def _retry_after_pauses():
+    wide = AimdWindow("prod", 4)
+    wide.throttled(await wide.acquire(), 5.0)  # a narrower window is enough: no pause
+    assert wide.paused_until == 0 and wide.limit == 2
+    window = AimdWindow("prod", 1)
     started = await window.acquire()
     window.throttled(started, 0.2)
     await window.release()
