@@ -18,6 +18,7 @@ from pydantic import ConfigDict, Field
 
 from providers.base import ConfigError, Target
 from providers.errors import ErrorCollector, did_you_mean
+from providers.limits import SharedLimitModel, shared_limit_of
 from providers.base_settings import Int, parse_settings, secret_values, typed_values, NumbersNotText
 from tasks.load.discover import find_upward, repo_root
 from tasks.load.placeholders import check_placeholders, interpolate, placeholders
@@ -26,7 +27,7 @@ from tasks.load.yamlsrc import LineDict, LineList, load_yaml_file
 TARGETS_SCHEMA = "agentv-targets-v2"
 TARGET_NAMES = ("targets.yaml", "targets.yml", ".agentv/targets.yaml", ".agentv/targets.yml")
 STRUCTURAL = {"name", "provider", "judge_target", "workers", "provider_batching", "settings",
-              "$schema"}
+              "shared_limit", "$schema"}
 _ENV_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
 _SECRET_KEY = re.compile(r"key|token|secret|password|credential", re.I)
 
@@ -40,6 +41,7 @@ class TargetEntryModel(NumbersNotText):
     judge_target: str | None = None
     workers: Int | None = Field(None, ge=1, le=50)
     provider_batching: bool = False
+    shared_limit: SharedLimitModel | None = None
     settings: dict[str, Any] | None = Field(
         None, description="README style: values that are UPPER_CASE names are env variables")
 
@@ -130,7 +132,8 @@ class TargetsFile:
         return Target(name=name, provider=entry["provider"], settings=settings,
                       judge_target=entry.get("judge_target"), workers=entry.get("workers"),
                       provider_batching=_batching(entry, entry.get("settings")),
-                      where=te.where, base_dir=str(Path(self.path).parent),
+                      shared_limit=shared_limit_of(entry.get("shared_limit")), where=te.where,
+                      base_dir=str(Path(self.path).parent),
                       secrets=sorted({s for s in secrets if len(s) >= 4}), config=config)
 
 
