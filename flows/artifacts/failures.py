@@ -19,7 +19,7 @@ log = logging.getLogger("agentv.artifacts")
 
 
 def _cell(text: Any) -> str:
-    """Text fit for a markdown table cell: one line, pipes and markup escaped."""
+    """Text fit for one markdown line: whitespace collapsed, markup escaped."""
     text = " ".join(str(text if text is not None else "").split())
     for char in "\\|*_`<>[]":
         text = text.replace(char, "\\" + char)
@@ -36,10 +36,9 @@ def failures_markdown(failures: Failures, counts: str) -> str:
     lines = ["# Failed cases", "", f"**{counts}**", ""]
     if not worst:
         return "\n".join(lines + ["No failed or errored cases."])
-    lines += ["| verdict | score | case | target | trial | reason |",
-              "|---|---|---|---|---|---|"]
-    lines += [f"| **{f.verdict}** | {_score(f)} | {_cell(f.eval_id)} | {_cell(f.target)} | "
-              f"{f.trial} | {_cell(f.reason)} |" for f in worst[:SHOWN]]
+    # a list, not a table: a long reason wraps at 1,400 px instead of running off-screen
+    lines += [f"- **{f.verdict} {_score(f)}** · {_cell(f.eval_id)} · {_cell(f.target)} · "
+              f"trial {f.trial} — {_cell(f.reason)}" for f in worst[:SHOWN]]
     more = failures.failed + failures.errored - min(len(worst), SHOWN)
     if more > 0:
         lines += ["", f"… and {more} more failed case(s): see the results file."]

@@ -78,10 +78,11 @@ def test_the_flow_run_state_carries_the_counts_and_is_not_plain_completed(mixed_
 def test_the_failures_artifact_lists_failed_cases_worst_first_with_the_reason(mixed_run):
     _, _, arts, _, _ = mixed_run
     art = next(a for a in arts if a.key == "agentv-failures-mixed-default")
-    rows = [line for line in art.data.splitlines() if line.startswith("| **")]
+    rows = [line for line in art.data.splitlines() if line.startswith("- **")]
     assert [re.search(r"case-\d", r).group(0) for r in rows] == ["case-3", "case-0", "case-1"]
     assert "judge crashed \\\\x1b\\[31m on purpose" in rows[0]  # escaped, not a terminal code
-    assert "exact (0.25 fail): answer 1 \\| off by 3" in rows[2]
+    assert rows[2] == "- **fail 0.250** · case-1 · default · trial 0 — exact (0.25 fail): " \
+        "answer 1 \\| off by 3"
     assert "1 pass · 2 fail · 1 error" in art.description
 
 
