@@ -126,6 +126,8 @@ async def _launch_flow(launch) -> Any:
         flow, tags = await asyncio.to_thread(_prefect_flow, launch.plan)
         launch.recording.prefect_imported()
         final = None
+        from flows.preload import drop_gate_echo
+        drop_gate_echo(launch.plan.options.verbose)
         try:
             with tags:
                 final = await flow(options=_flow_options(launch.plan), return_state=True)

@@ -137,14 +137,14 @@ class Recording:
                 self.stop(ConnectionError(
                     f"its health check went unanswered {PROBE_MISSES} times in a row"))
 
-    async def call(self, task: Any, *args: Any) -> Any:
+    async def call(self, task: Any, *args: Any, return_state: bool = False) -> Any:
         """Run a Prefect task (``task(*args)``) while recording; once the API is lost, or if
         calling the task loses it, run its function (``task.fn``) in this process instead.
         Only for tasks that may run again when Prefect failed around them (they run no
         case twice: the job runner skips what began)."""
         if self.lost is None:
             try:
-                return await task(*args)
+                return await (task(*args, return_state=True) if return_state else task(*args))
             except Exception as err:
                 if not api_lost(err):
                     raise

@@ -81,11 +81,13 @@ def format_problems(title: str, problems: list[dict[str, Any]]) -> list[str]:
                           for e in sorted(problems, key=key)]
 
 
-def print_outcome(result: dict[str, Any], wall_s: float) -> None:
-    from tasks.results.summary_text import format_summary
+def print_outcome(result: dict[str, Any], wall_s: float, show_failures: int = 10) -> None:
+    from tasks.results.summary_text import format_failures, format_summary
     for line in format_problems("ERRORS", result.get("errors") or []):
         print(line)
     for line in format_problems("WARNINGS", result.get("warnings") or []):
+        print(line)
+    for line in format_failures(result["summary"], show_failures):
         print(line)
     print(format_summary(result["summary"], wall_s))
     for line in target_lines(result["summary"].get("targets") or []):
@@ -133,9 +135,10 @@ class KeptWorkspaces:
         return ["", "Preserved workspaces:", *sorted(self.kept), *hint]
 
 
-def run_from_cli(opts: EvalOptions) -> int:
-    """Run, print the outcome; exit code 0, 1 (a quality gate failed), 2 (I/O failure),
-    3 (the Prefect API lost mid-run), 130/143 (interrupted by Ctrl-C/SIGTERM)."""
+def run_from_cli(opts: EvalOptions, show_failures: int = 10) -> int:
+    """Run, print the outcome (the ``show_failures`` worst failed cases); exit code 0, 1
+    (a quality gate failed), 2 (I/O failure), 3 (the Prefect API lost mid-run), 130/143
+    (interrupted by Ctrl-C/SIGTERM)."""
     from flows.launch import run_eval
     started = time.perf_counter()
     bar, kept = ProgressBar(), KeptWorkspaces(opts.keep_workspaces)
@@ -161,7 +164,7 @@ def run_from_cli(opts: EvalOptions) -> int:
         print(f"error: {result['io_error']}", file=sys.stderr)
     if result.get("prefect_lost"):
         print(prefect_lost_line(result), file=sys.stderr)
-    print_outcome(result, result.get("wall_s") or time.perf_counter() - started)
+    print_outcome(result, result.get("wall_s") or time.perf_counter() - started, show_failures)
     for line in kept.lines():
         print(line)
     if result.get("interrupted"):
