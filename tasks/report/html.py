@@ -60,8 +60,13 @@ CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def escape_text(value: Any) -> str:
-    """HTML-escaped text with control characters shown as ``\\xNN`` escapes."""
-    return CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", escape(str(value)))
+    """HTML-escaped text with control characters shown as ``\\xNN`` (``\\uNNNN``)."""
+    return CONTROL.sub(_visible, escape(str(value)))
+
+
+def _visible(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def missing(value: Any) -> bool:

@@ -22,6 +22,13 @@ TRACE = [{"type": "tool_call", "tool": "search_web", "input": {"q": "capital of 
          {"type": "llm_call", "model": "mock-1", "input_tokens": 12, "output_tokens": 7}]
 
 
+@pytest.fixture(scope="module")
+def runs(prefect_api, tmp_path_factory) -> tuple[Path, Path, Path]:
+    """One run of the suite per target (alpha, beta): both tests read them."""
+    tmp_path = tmp_path_factory.mktemp("report-runs")
+    return (*two_runs(tmp_path), tmp_path)
+
+
 def two_runs(tmp_path: Path) -> tuple[Path, Path]:
     suite = tmp_path / "geo.yaml"
     suite.write_text(textwrap.dedent("""\
@@ -63,9 +70,9 @@ def matrix_column(b: Browser, index: int) -> list[str]:
         .map(r => r.cells[{index}].innerText.trim())""")
 
 
-def test_report_of_two_targets_matrix_drill_down_diff(prefect_api, tmp_path):
+def test_report_of_two_targets_matrix_drill_down_diff(runs, tmp_path):
     exe = chromium()
-    baseline, candidate = two_runs(tmp_path)
+    baseline, candidate, _ = runs
     page = tmp_path / "compare.html"
     proc = run_cli("report", str(baseline), str(candidate), "-o", str(page))
     assert proc.returncode == 0, proc.stderr
@@ -114,11 +121,11 @@ def test_report_of_two_targets_matrix_drill_down_diff(prefect_api, tmp_path):
         b.screenshot("report-drill-down.png")
 
 
-def test_one_run_with_trials_keeps_trials(prefect_api, tmp_path):
-    baseline, _ = two_runs(tmp_path)
+def test_one_run_with_trials_keeps_trials(runs, tmp_path):
+    folder = runs[2]
     trials = tmp_path / "trials.jsonl"
-    proc = run_cli("eval", str(tmp_path / "geo.yaml"), "--targets",
-                   str(tmp_path / "baseline-targets.yaml"), "--target", "alpha",
+    proc = run_cli("eval", str(folder / "geo.yaml"), "--targets",
+                   str(folder / "baseline-targets.yaml"), "--target", "alpha",
                    "--out", str(trials), "--trials", "2")
     assert proc.returncode == 0, proc.stderr
     page = tmp_path / "t.html"
