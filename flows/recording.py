@@ -11,13 +11,16 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import socket
+import time
 import urllib.error
 import urllib.request
 import urllib.parse
 from typing import Any, Awaitable, Callable, TypeVar
 
 PREFECT_LOST_EXIT = 3
-PROBE_EVERY_S, PROBE_MISSES = 1.0, 3  # the API lost: 3 probes in a row unanswered
+PROBE_EVERY_S, PROBE_MISSES = 1.0, 3  # the API lost: 3 probes in a row refused
+SLOW_LOST_S = 30.0  # a server that accepts connections but never answers: lost after this
 R = TypeVar("R")
 log = logging.getLogger("agentv.recording")
 # what an exception of these types becomes once scrubbed of a secret (flows/scrubbed.py)
@@ -71,9 +74,10 @@ def _reason(err: BaseException) -> str:
     return str(err).splitlines()[0] if str(err) else type(err).__name__
 
 
-def answers(url: str, timeout: float = 2.0) -> bool:
+def answers(url: str, timeout: float = 2.0) -> bool | None:
     """Whether a server answers at the API ``url``'s ``/health`` (any HTTP status below 500:
-    an auth problem is not a dead server)."""
+    an auth problem is not a dead server); None: it did not answer in time (a busy server on
+    a loaded machine is slow, not lost)."""
     parts = urllib.parse.urlsplit(url)
     bare = parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
     try:
@@ -81,6 +85,10 @@ def answers(url: str, timeout: float = 2.0) -> bool:
             return True
     except urllib.error.HTTPError as err:
         return err.code < 500
+    except (TimeoutError, socket.timeout):
+        return None
+    except urllib.error.URLError as err:
+        return None if isinstance(err.reason, (TimeoutError, socket.timeout)) else False
     except (OSError, ValueError):
         return False
 
@@ -129,13 +137,18 @@ class Recording:
 
     async def watch(self, url: str) -> None:
         """Probe the API until it is lost (or this task is cancelled)."""
-        missed = 0
+        missed, silent_since = 0, None
         while self.lost is None:
             await asyncio.sleep(PROBE_EVERY_S)
-            missed = 0 if await asyncio.to_thread(answers, url) else missed + 1
+            answered = await asyncio.to_thread(answers, url)
+            missed = missed + 1 if answered is False else 0
+            silent_since = (silent_since or time.monotonic()) if answered is None else None
             if missed >= PROBE_MISSES:
                 self.stop(ConnectionError(
-                    f"its health check went unanswered {PROBE_MISSES} times in a row"))
+                    f"its health check was refused {PROBE_MISSES} times in a row"))
+            elif silent_since is not None and time.monotonic() - silent_since >= SLOW_LOST_S:
+                self.stop(ConnectionError(
+                    f"its health check went unanswered for {SLOW_LOST_S:.0f} s"))
 
     async def call(self, task: Any, *args: Any, return_state: bool = False) -> Any:
         """Run a Prefect task (``task(*args)``) while recording; once the API is lost, or if
