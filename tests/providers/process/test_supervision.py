@@ -113,7 +113,8 @@ def agentv_run(tmp_path: Path, tag: str, timeout: float) -> tuple[list[str], Pat
              "evalcases": [{"id": "hang", "input": "q"}, {"id": "answer", "input": "q"}]}
     (tmp_path / "s.yaml").write_text(yaml.safe_dump(suite))
     argv = [sys.executable, "-m", "flows.cli.main", "eval", str(tmp_path / "s.yaml"), "--out",
-            str(tmp_path / "r.jsonl"), "--workers", "2"]
+            str(tmp_path / "r.jsonl"), "--workers", "2",
+            "--allow-path", str(FORKER.parent)]  # the judge script lives beside the tests
     return argv, ready
 
 
