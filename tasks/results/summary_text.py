@@ -69,8 +69,8 @@ def format_failures(summary: dict[str, Any], top: int) -> list[str]:
     for f in failures[:top]:
         score = "n/a" if f.get("score") is None else f"{f['score']:.3f}"
         trial = f" trial {f['trial']}" if f.get("trial") else ""
-        lines.append(f"  {f['eval_id']} [{f['target']}]{trial}: {f['verdict']} {score}"
-                     f" - {f['reason']}")
+        lines.append(f"  {printable(f['eval_id'])} [{printable(f['target'])}]{trial}: "
+                     f"{f['verdict']} {score} - {printable(f['reason'])}")
     shown = min(top, len(failures))
     hidden = summary.get("failed_total", len(failures)) - shown
     if hidden > 0:
