@@ -2,7 +2,9 @@
 significance gate, publish the artifacts, and end Failed on a real regression.
 
 ``agentv-nightly`` parameters: ``suites`` (eval files / dirs / globs), ``baseline``
-(results file of a known-good run: JSONL, YAML or Parquet), ``target``, ``targets``,
+(results file of a known-good run: JSONL, YAML or Parquet; default: the run pinned with
+``agentv baseline promote``, else the last successful run of the same deployment and
+suites, from ``<out_dir>/index.jsonl``: tasks/results/baselines.py), ``target``, ``targets``,
 ``threshold`` (default 0.1), ``trials``, ``workers``, ``dry_run``, ``out_dir``,
 ``shards`` (> 1: the suite is split across the work pool's workers, see shards.py),
 ``prefect_tasks`` (``batch``, or ``case``: two task runs per case in the run graph) and
@@ -31,12 +33,18 @@ from prefect.states import Failed
 from deployments.runs import (check_parameters, eval_options, merge_results, run_stamp,
                               run_suites)
 from deployments.shards import run_shards
+from flows.naming import run_name, suite_name
 from flows.scrubbed import PERSIST, scrub_errors
 from providers.errors import ConfigError
+from tasks.results.baselines import find_baseline, index_path, record_run, run_key
 from tasks.results.compare import DEFAULT_THRESHOLD, compare_files, format_table
 
 COMPARE_KEY = "agentv-nightly-compare"
 PREFECT_YAML = Path(__file__).with_name("prefect.yaml")
+NO_BASELINE = ("NO BASELINE: this nightly compares nothing and cannot catch a regression: "
+               "no pinned or successful earlier run of %s in %s. This run becomes the baseline "
+               "if it succeeds; pin one with `agentv baseline promote RESULTS` or set the "
+               "deployment's `baseline` parameter.")
 
 
 def comparison_markdown(result: dict[str, Any], baseline: str, results: str) -> str:
@@ -66,7 +74,42 @@ async def _run(suites: list[str], run_dir: Path, shards: int, settings: dict[str
     return str(merged), summary.get("gate_failures") or []
 
 
-@flow(name="agentv-nightly", log_prints=False, persist_result=PERSIST)
+def nightly_run_name() -> str:
+    """``nightly · example × default · 2026-11-26 03:00:00``: suites, target and date."""
+    from prefect.runtime import flow_run
+    params = flow_run.parameters or {}
+    suites = [suite_name(s) for s in params.get("suites") or []] or ["?"]
+    target = params.get("target") or ("targets file" if params.get("targets") else "default")
+    return f"nightly · {run_name(suites, [target])}"
+
+
+def resolve_baseline(baseline: str | None, out_dir: str, key: str) -> str | None:
+    """``baseline`` when given, else the pinned or last successful run of ``key`` from the
+    results index; None (with a loud warning) when there is none."""
+    from prefect import get_run_logger
+    if baseline:
+        return baseline
+    found = find_baseline(out_dir, key)
+    if found:
+        kind = "pinned baseline" if found.get("pinned") else "last successful run"
+        get_run_logger().info("baseline: %s %s (%s)", kind, found["results"], found["at"])
+        return found["results"]
+    get_run_logger().warning(NO_BASELINE, key, index_path(out_dir))
+    return None
+
+
+async def _compare(baseline: str, results: str, threshold: float) -> dict[str, Any]:
+    comparison = compare_files(baseline, results, threshold)
+    await acreate_markdown_artifact(key=COMPARE_KEY, description="agentv nightly comparison",
+                                    markdown=comparison_markdown(comparison, baseline, results))
+    await acreate_link_artifact(link=Path(results).resolve().as_uri(),
+                                link_text=f"results: {Path(results).name}",
+                                description="agentv nightly results")
+    return comparison
+
+
+@flow(name="agentv-nightly", log_prints=False, persist_result=PERSIST,
+      flow_run_name=nightly_run_name)
 @scrub_errors
 async def nightly_flow(suites: list[str], baseline: str | None = None, target: str | None = None,
                        targets: str | None = None, threshold: float = DEFAULT_THRESHOLD,
@@ -75,27 +118,27 @@ async def nightly_flow(suites: list[str], baseline: str | None = None, target: s
                        shards: int = 1, fail_under: float | None = None,
                        min_pass_rate: float | None = None, fail_on_error: bool = False,
                        prefect_tasks: str = "batch"):
-    """Run the suites, compare with ``baseline``; Failed on a significant regression or a
+    """Run the suites, compare with ``baseline`` (default: the last successful run of this
+    deployment and suites, or the pinned one); Failed on a significant regression or a
     failed quality gate (``fail_under``, ``min_pass_rate``, ``fail_on_error``)."""
-    from prefect.runtime import flow_run
+    from prefect.runtime import deployment, flow_run
     gates = {"fail_under": fail_under, "min_pass_rate": min_pass_rate,
              "fail_on_error": fail_on_error}
     check_parameters(suites, baseline, targets, {**gates, "prefect_tasks": prefect_tasks})
+    key = run_key(deployment.name, suites)
+    baseline = resolve_baseline(baseline, out_dir, key)
     run_dir = Path(out_dir) / f"{run_stamp()}-{str(flow_run.id)[:8]}"
     settings = {"target": target, "targets": targets, "trials": trials, "workers": workers,
                 "dry_run": dry_run, "prefect_tasks": prefect_tasks}
     results, gate_failures = await _run(suites, run_dir, shards, settings, gates)
     gate_message = "quality gate failed: " + "; ".join(gate_failures) if gate_failures else ""
-    if not baseline:
+    comparison = await _compare(baseline, results, threshold) if baseline else None
+    regression = bool(comparison and comparison["significance"]["regression"])
+    record_run(out_dir, key, results, not (regression or gate_failures), str(flow_run.id))
+    if comparison is None:
         return Failed(message=gate_message) if gate_failures else \
-            {"results": results, "regression": None}
-    comparison = compare_files(baseline, results, threshold)
-    await acreate_markdown_artifact(key=COMPARE_KEY, description="agentv nightly comparison",
-                                    markdown=comparison_markdown(comparison, baseline, results))
-    await acreate_link_artifact(link=Path(results).resolve().as_uri(),
-                                link_text=f"results: {Path(results).name}",
-                                description="agentv nightly results")
-    if comparison["significance"]["regression"]:
+            {"results": results, "regression": None, "baseline": None}
+    if regression:
         sig = comparison["significance"]
         return Failed(message=f"regression against {baseline}: mean Δ "
                               f"{comparison['summary']['meanDelta']:+.3f}, 95% CI {sig['ci95']} "
@@ -103,7 +146,8 @@ async def nightly_flow(suites: list[str], baseline: str | None = None, target: s
                               + (f"; {gate_message}" if gate_message else ""))
     if gate_failures:
         return Failed(message=gate_message)
-    return {"results": results, "regression": False, "summary": comparison["summary"]}
+    return {"results": results, "regression": False, "baseline": baseline,
+            "summary": comparison["summary"]}
 
 
 def check_deployment_file(path: str | Path = PREFECT_YAML) -> list[str]:

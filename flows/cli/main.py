@@ -12,6 +12,7 @@ from typing import List, Optional
 import typer
 
 from flows.cli.argv import agentv_argv
+from flows.cli.baseline import baseline_app
 from flows.cli.output import fail, setup_logging
 from flows.cli.server import server_app
 from providers.errors import ConfigError
@@ -22,6 +23,7 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=N
                   help="agentv: evaluate AI agents and LLM apps with AgentV eval suites on "
                   "Prefect.")
 app.add_typer(server_app, name="server")
+app.add_typer(baseline_app, name="baseline")
 ALLOW_PATH_HELP = ("Let eval files read files under DIR too, beyond their suite's root (the git "
                    "repository holding them); repeatable. Also allowed_paths in "
                    ".agentv/config.yaml.")
