@@ -116,6 +116,11 @@ async def eval_flow(options: dict[str, Any]) -> dict[str, Any]:
 
 
 async def _eval(session: RunSession, launch: Launch, started: float) -> Any:
+    from prefect.runtime import flow_run
+    from tasks.results.run_meta import run_metadata
+    if session.writer.sink is not None:  # the report links each run to its flow run
+        session.writer.sink.describe(run_metadata(str(flow_run.id) if flow_run.id else None,
+                                                  _ui_url()))
     pages = case_pages(session.writer.sink, session.recording)  # published as cases run
     try:
         await run_cases(session, launch.remote)
@@ -125,7 +130,6 @@ async def _eval(session: RunSession, launch: Launch, started: float) -> Any:
         release_cases(session.plan.suites)  # no job builds its case again
     wall = time.perf_counter() - started  # the same clock as the console's wall time
     summary = await session.recording.call(summarize_stage, session, wall, as_is(pages))
-    from prefect.runtime import flow_run
     control = session.control
     gate_failures: list[str] = summary.get("gate_failures") or []
     launch.outcome = outcome = {

@@ -7,7 +7,7 @@ A run's statistics are its records' tally (tasks/results/tally.py), as for a run
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ class Run:
     source: str
     rows: list[dict[str, Any]]  # the run's records (rows of the tasks.results.frames schema)
     tally: Tally
+    meta: dict[str, str] = field(default_factory=dict)  # the flow run (run_meta.py)
 
 
 def run_labels(sources: list[str]) -> list[str]:
@@ -33,11 +34,12 @@ def run_labels(sources: list[str]) -> list[str]:
 
 def load_run(label: str, source: str) -> Run:
     from tasks.results.frames import load_table
+    from tasks.results.run_meta import read_run_metadata
     rows = load_table(source).to_pylist()
     tally = Tally()
     for row in rows:
         tally.add(row)
-    return Run(label, source, rows, tally)
+    return Run(label, source, rows, tally, read_run_metadata(source))
 
 
 def load_runs(sources: list[str]) -> list[Run]:

@@ -39,7 +39,16 @@ def runs_summary(runs: list[Run], summaries: list[dict[str, Any]]) -> str:
         cards = "<div class='cards' id='summary'>" + "".join(
             f"<div class='card'><span>{escape(k)}</span><b>{escape(str(v))}</b></div>"
             for k, v in items) + "</div>"
-    return cards + table(rows, list(rows[0]), "runs-summary") if rows else cards
+    return cards + run_links(runs) + (table(rows, list(rows[0]), "runs-summary") if rows else "")
+
+
+def run_links(runs: list[Run]) -> str:
+    """Each run's link to the Prefect flow run that wrote it (when its Parquet file says)."""
+    from tasks.results.run_meta import FLOW_RUN_URL
+    links = [f"<a href='{escape(run.meta[FLOW_RUN_URL])}' target='_blank' rel='noopener'>"
+             f"{escape(run.label)}: Prefect flow run</a>" for run in runs
+             if run.meta.get(FLOW_RUN_URL)]
+    return f"<p class='run-links' id='run-links'>{' · '.join(links)}</p>" if links else ""
 
 
 def plots(runs: list[Run], summaries: list[dict[str, Any]],

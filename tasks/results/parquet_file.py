@@ -51,6 +51,7 @@ class ParquetStream:
         self._writer: Any = None  # pyarrow.parquet.ParquetWriter, on the writer thread only
         self._thread: ThreadPoolExecutor | None = None
         self._queued: deque[Future] = deque()
+        self.metadata: dict[str, str] = {}  # key-value metadata for the footer (run_meta.py)
 
     def add(self, row: dict[str, Any]) -> None:
         if self.failed is None:
@@ -123,7 +124,10 @@ class ParquetStream:
         if self.failed is not None:
             return
         try:
-            self._open().close()
+            writer = self._open()
+            if self.metadata:
+                writer.add_key_value_metadata(dict(self.metadata))
+            writer.close()
             self._writer = None
             self.tmp.replace(self.path)
         except Exception as err:  # noqa: BLE001 - as in _write_group

@@ -110,6 +110,11 @@ class RunSink:
         except Exception as err:  # noqa: BLE001 - as in add
             self.broken = f"{type(err).__name__}: {err}"
 
+    def describe(self, metadata: dict[str, str]) -> None:
+        """Key-value metadata for the Parquet file's footer (tasks/results/run_meta.py)."""
+        if self.parquet is not None:
+            self.parquet.metadata.update(metadata)
+
     def finish(self) -> Path | None:
         """Close the Parquet file; its path, or None when it could not be written."""
         if not self.closed:

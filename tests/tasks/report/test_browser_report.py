@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tasks.results.run_meta import FLOW_RUN_ID, read_run_metadata
 from tests.browser import Browser, chromium, click_text
 from tests.conftest import run_cli
 
@@ -70,14 +71,18 @@ def matrix_column(b: Browser, index: int) -> list[str]:
         .map(r => r.cells[{index}].innerText.trim())""")
 
 
-def test_report_of_two_targets_matrix_drill_down_diff(runs, tmp_path):
+def test_report_of_two_targets_matrix_drill_down_diff(runs, tmp_path, prefect_api):
     exe = chromium()
     baseline, candidate, _ = runs
     page = tmp_path / "compare.html"
     proc = run_cli("report", str(baseline), str(candidate), "-o", str(page))
     assert proc.returncode == 0, proc.stderr
     html = page.read_text()
-    assert not re.search(r"(src|href)\s*=\s*['\"]?(https?:)?//", html)  # self-contained
+    assert not re.search(r"src\s*=\s*['\"]?(https?:)?//", html)  # self-contained
+    links = re.findall(r"href\s*=\s*['\"]?((?:https?:)?//[^'\" >]+)", html)
+    flow_runs = [read_run_metadata(r)[FLOW_RUN_ID] for r in (baseline, candidate)]
+    assert [link.rsplit("/", 1)[-1] for link in links] == flow_runs  # only the flow runs'
+    assert all(link.startswith(prefect_api.removesuffix("/api")) for link in links)
     assert "NA&gt;" not in html and "nan" not in re.sub(r"<[^>]+>", "", html).split()
     with Browser(exe) as b:
         b.open(page.as_uri())
@@ -85,6 +90,8 @@ def test_report_of_two_targets_matrix_drill_down_diff(runs, tmp_path):
         assert b.js("document.querySelector('h1').innerText") == \
             "agentv report: baseline vs candidate"
         header = b.js("Array.from(document.querySelectorAll('#matrix th')).map(h => h.innerText)")
+        assert b.js("document.getElementById('run-links').innerText") == \
+            "baseline: Prefect flow run · candidate: Prefect flow run"
         assert [h.rstrip(" ↕") for h in header] == [  # one row per case across both targets
             "case", "baseline · alpha", "candidate · beta", "Δ last − first", "change"]
         assert matrix_column(b, 0) == ["capital-france", "capital-italy", "river"]
