@@ -13,7 +13,7 @@ baseline_app = typer.Typer(help="The nightly's baseline (default: its last succe
                            no_args_is_help=True, rich_markup_mode=None)
 
 
-@baseline_app.command("promote")
+@baseline_app.command("promote", short_help="Pin RESULTS as its nightly's baseline.")
 def baseline_promote(
     results: str = typer.Argument(..., metavar="RESULTS", help="Results file to pin."),
     out_dir: Optional[str] = typer.Option(
