@@ -15,6 +15,7 @@ from tasks.load.discover import expand_eval_paths
 from tasks.load.files import load_suite
 from tasks.plan.plan import EvalOptions, build_plan
 from tasks.engine.runtime import build_runtimes
+from flows.shared_limits import prefect_pools
 
 
 def check_parameters(suites: list[str], baseline: str | None = None,
@@ -51,7 +52,7 @@ async def run_suites(opts: EvalOptions) -> dict[str, Any]:
     from flows.pipeline import eval_flow
     from flows.handover import Launch, launching
     plan = build_plan(opts)
-    launch = Launch(plan=plan, runtimes=build_runtimes(plan))
+    launch = Launch(plan=plan, runtimes=build_runtimes(plan, prefect_pools()))
     options = {k: v for k, v in asdict(opts).items() if v not in (None, {}, [], False)}
     from prefect import tags
 

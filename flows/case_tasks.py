@@ -2,12 +2,13 @@
 and ``run-evaluators: <id>`` (`` [trial N]`` when a case runs several trials), under the
 run's in-process limits — so a small suite shows every case, its attempts, duration and
 logs in the flow run's graph. The records are the ones ``batch`` mode writes; each task run
-costs Prefect's per-task overhead (docs/cli.md: when to use it)."""
+costs Prefect's per-task overhead (docs/cli.md: when to use it). Both task runs are tagged
+``target:<name>``, so Prefect's tag-based task concurrency limits apply to them."""
 from __future__ import annotations
 
 from typing import Any
 
-from prefect import get_run_logger, task
+from prefect import get_run_logger, tags, task
 from prefect.cache_policies import NO_CACHE
 
 from flows.scrubbed import PERSIST, scrub_errors
@@ -57,5 +58,11 @@ class CaseTasks:
 
     async def __call__(self, job: Job) -> dict[str, Any]:
         label = case_label(job, self.trials)
-        done = await invoke_provider(label, self.session, as_is(job))
-        return await run_evaluators(label, self.session, as_is(done))
+        with tags(target_tag(job.target)):
+            done = await invoke_provider(label, self.session, as_is(job))
+            return await run_evaluators(label, self.session, as_is(done))
+
+
+def target_tag(target: str) -> str:
+    """The tag of a case's task runs: a tag concurrency limit on it bounds the target."""
+    return f"target:{target}"

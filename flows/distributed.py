@@ -36,6 +36,7 @@ from tasks.engine.jobs import JobRunner, RunControl
 from tasks.load.redact import redact_obj
 from tasks.engine.case_runner import RunOptions, TargetRuntime
 from tasks.engine.runtime import build_runtimes, close_runtimes
+from flows.shared_limits import prefect_pools
 
 STOP_POLL_S = 0.25
 
@@ -60,7 +61,7 @@ class PlanPart:
         options = json.dumps(self.options, sort_keys=True, default=str)
         plan, found = worker_plan(self.plans, options)
         secrets.active().merge(found)  # the batch's records and errors scrub with them
-        return [plan.jobs[i] for i in self.positions], build_runtimes(plan)
+        return [plan.jobs[i] for i in self.positions], build_runtimes(plan, prefect_pools())
 
 
 def remote_options(options: dict[str, Any]) -> dict[str, Any]:

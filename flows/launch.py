@@ -18,6 +18,7 @@ from typing import Any, Callable
 from providers import secrets
 from tasks.plan.plan import EvalOptions, build_plan
 from tasks.engine.runtime import build_runtimes
+from flows.shared_limits import prefect_pools
 
 
 def run_eval(opts: EvalOptions, *, on_record: Callable[[dict], None] | None = None,
@@ -41,7 +42,7 @@ def run_eval(opts: EvalOptions, *, on_record: Callable[[dict], None] | None = No
         try:
             finished = earlier_records(opts, log)
             plan = build_plan(opts, warn=lambda w: log(f"warning: {w}"))
-            runtimes = build_runtimes(plan)
+            runtimes = build_runtimes(plan, prefect_pools(log))
         except BaseException:
             writer.abandon()
             raise

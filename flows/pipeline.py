@@ -30,6 +30,7 @@ from flows.handover import Launch, current_launch
 from flows.session import RunSession, as_is
 from tasks.plan.batching import Batch, batch_size, run_batches
 from tasks.load.case_store import release_cases
+from tasks.engine.runtime import throttling
 from tasks.plan.expand import Job
 
 __all__ = ["eval_flow"]
@@ -55,6 +56,7 @@ async def summarize_stage(session: RunSession, wall_s: float,
     """The Parquet file closed (+ JUnit), the streamed summary, the quality gates,
     the run's artifacts."""
     info = run_info(session.plan, session.ledger, getattr(session.jobs, "budget", None))
+    info.notes.extend(throttling(session.runtimes))  # "openai-prod throttled: window 8→2, …"
     return await publish_results(session.writer.path, session.plan.options, wall_s, info,
                                  sink=session.writer.sink, pages=pages)
 

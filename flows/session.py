@@ -28,6 +28,7 @@ from tasks.results.ledger import RunLedger
 from tasks.plan.plan import EvalOptions, Plan, build_plan
 from tasks.engine.case_runner import CaseRunner, TargetRuntime
 from tasks.engine.runtime import build_runtimes, close_runtimes
+from flows.shared_limits import prefect_pools
 from tasks.plan.outputs import default_results_path
 from tasks.results.write import ResultWriter
 
@@ -57,7 +58,8 @@ async def plan_stage(session: RunSession) -> int:
 async def preflight_stage(session: RunSession) -> list[str]:
     """Build each selected target's provider and check its configuration once (done
     already when the launcher preflight-checked the targets)."""
-    runtimes = session.runtimes = session.launch.runtimes or build_runtimes(session.plan)
+    runtimes = session.runtimes = session.launch.runtimes or build_runtimes(
+        session.plan, prefect_pools())
     return sorted(runtimes)
 
 

@@ -99,6 +99,7 @@ class Response:
     raw: dict[str, Any] | None = None  # never holds secrets
     cached: bool = False
     wait_ms: float = 0.0  # time the retry layer waited between attempts (set by it)
+    rate_limit_remaining: int | None = None  # lowest x-ratelimit-remaining-* header
     file_changes: str | None = None  # agent targets: unified diff of their workspace
     workspace_path: str | None = None  # agent targets: their workspace, when kept (or live)
     workspace: Any = None  # handed over (Request.hand_over_workspace): ``finish(failed,
@@ -201,6 +202,7 @@ class Target:
     judge_target: str | None = None
     workers: int | None = None
     provider_batching: bool = False
+    shared_limit: Any = None  # providers.limits.SharedLimit: slots shared through Prefect
     where: str = ""  # file:line of the target entry
     base_dir: str = "."  # directory of the targets file (for relative paths)
     secrets: list[str] = field(default_factory=list)

@@ -94,6 +94,18 @@ def parse_retry_after(headers: Any) -> float | None:
         return None
 
 
+def rate_limit_remaining(headers: Any) -> int | None:
+    """The lowest ``x-ratelimit-remaining-*`` value (requests, tokens), if any."""
+    found = []
+    for key, value in (_lower_headers(headers) if headers else {}).items():
+        if key.startswith("x-ratelimit-remaining"):
+            try:
+                found.append(int(float(value)))
+            except ValueError:
+                continue
+    return min(found) if found else None
+
+
 def _headers_of(err: BaseException) -> Any:
     headers = getattr(err, "litellm_response_headers", None)
     if headers is None:

@@ -28,7 +28,7 @@ from typing import Any
 from providers.base import (ConfigError, ProviderError, ProviderTimeout, Request, Response,
                             Target, Usage)
 from providers.llm.litellm_route import LLMProvider
-from providers.llm.errors import http_error, malformed
+from providers.llm.errors import http_error, malformed, rate_limit_remaining
 from providers.llm.prices import TokenCounts, cost_usd, warm
 
 # finish reasons in OpenAI's vocabulary, whatever the wire said (litellm maps them alike)
@@ -144,7 +144,9 @@ class WireProvider(LLMProvider):
             parsed = self.parse(json.loads(raw))
         except (ValueError, KeyError, IndexError, TypeError, AttributeError):
             raise malformed(label, raw) from None
-        return self._mapped(parsed, (time.perf_counter() - started) * 1000)
+        response = self._mapped(parsed, (time.perf_counter() - started) * 1000)
+        response.rate_limit_remaining = rate_limit_remaining(resp_headers)
+        return response
 
     def _mapped(self, parsed: Parsed, latency_ms: float) -> Response:
         names = [parsed.model, self.model_name]

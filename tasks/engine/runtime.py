@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Callable
 
 from providers.base import BaseProvider, ConfigError, Provider, Target
 from providers.registry import build_provider
+from providers.limits import AimdWindow, LimitedProvider, LocalSlots, SharedLimit, SlotPool
 from providers.llm.retry import RetryingProvider, RetryPolicy
 from tasks.plan.plan import Plan
 from tasks.load.redact import register, secret_values
@@ -18,15 +20,40 @@ from tasks.engine.case_runner import TargetRuntime
 log = logging.getLogger("agentv.run")
 
 
-def _wrap(provider: BaseProvider, plan: Plan) -> Provider:
+PoolFactory = Callable[[SharedLimit], SlotPool]
+
+
+def _wrap(provider: Provider, plan: Plan) -> Provider:
     if not plan.options.cache:
         return provider
     from providers.llm.cache import CachingProvider, ResponseCache  # lazy: only with --cache
     return CachingProvider(provider, ResponseCache(".agentv/cache"))
 
 
-def build_runtimes(plan: Plan) -> dict[str, TargetRuntime]:
+def _limited(provider: BaseProvider, target: Target, plan: Plan, pools: dict[str, SlotPool],
+             shared_pool: PoolFactory) -> LimitedProvider:
+    """The provider under its target's adaptive window (at most its ``workers``, else the
+    run's, and at most its shared limit's slots) and shared limit."""
+    shared: SharedLimit | None = target.shared_limit
+    ceiling = target.workers or plan.workers
+    pool = None
+    if shared is not None:
+        ceiling = min(ceiling, shared.slots)
+        pool = pools.get(shared.name) or pools.setdefault(shared.name, shared_pool(shared))
+    return LimitedProvider(provider, AimdWindow(target.name, ceiling), pool)
+
+
+def local_pool(shared: SharedLimit) -> SlotPool:
+    """A shared limit held in this process only (no Prefect server)."""
+    return LocalSlots(shared.slots)
+
+
+def build_runtimes(plan: Plan, shared_pool: PoolFactory = local_pool
+                   ) -> dict[str, TargetRuntime]:
+    """Every selected target's runtime; ``shared_pool`` gives a ``shared_limit``'s slots
+    (the run session's: Prefect's global concurrency limits)."""
     built: dict[str, tuple[BaseProvider, RetryingProvider]] = {}
+    pools: dict[str, SlotPool] = {}
     for name, target in plan.targets.items():
         provider = build_provider(target)
         files = dict.fromkeys(job.file for job in plan.jobs if job.target == name)
@@ -34,7 +61,8 @@ def build_runtimes(plan: Plan) -> dict[str, TargetRuntime]:
         provider.check()
         register(secret_values([target]))  # keys check() found (env defaults) too
         policy = RetryPolicy.for_provider(provider, plan.options.max_retries)
-        built[name] = (provider, RetryingProvider(_wrap(provider, plan), policy))
+        limited = _limited(provider, target, plan, pools, shared_pool)
+        built[name] = (provider, RetryingProvider(_wrap(limited, plan), policy))
     runtimes: dict[str, TargetRuntime] = {}
     for name in {job.target for job in plan.jobs}:
         provider, wrapped = built[name]
@@ -60,6 +88,18 @@ def _batching(target: Target, provider: BaseProvider) -> BaseProvider | None:
     log.info("target %s: provider '%s' does not support provider_batching; cases are "
              "dispatched one by one", target.name, target.provider)
     return None
+
+
+def throttling(runtimes: dict[str, TargetRuntime]) -> list[str]:
+    """One line per target whose window was throttled this run."""
+    windows = {id(w): w for w in (_window(rt.provider) for rt in runtimes.values()) if w}
+    return [w.stats.line() for w in windows.values() if w.stats.throttled]
+
+
+def _window(provider: Provider | None) -> AimdWindow | None:
+    while provider is not None and not isinstance(provider, LimitedProvider):
+        provider = getattr(provider, "provider", None)
+    return provider.window if provider is not None else None
 
 
 async def close_runtimes(runtimes: dict[str, TargetRuntime]) -> None:

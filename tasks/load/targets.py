@@ -17,6 +17,7 @@ from typing import AbstractSet, Any, Callable, Mapping
 from pydantic import BaseModel, ConfigDict, Field
 
 from providers.base import ConfigError, Target
+from providers.limits import SharedLimit
 from providers.base_settings import Int, parse_settings, secret_values, typed_values
 from tasks.load.discover import find_upward, repo_root
 from tasks.load.placeholders import check_placeholders, interpolate, placeholders
@@ -25,9 +26,18 @@ from tasks.load.yamlsrc import LineDict, LineList, load_yaml_file
 TARGETS_SCHEMA = "agentv-targets-v2"
 TARGET_NAMES = ("targets.yaml", "targets.yml", ".agentv/targets.yaml", ".agentv/targets.yml")
 STRUCTURAL = {"name", "provider", "judge_target", "workers", "provider_batching", "settings",
-              "$schema"}
+              "shared_limit", "$schema"}
 _ENV_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
 _SECRET_KEY = re.compile(r"key|token|secret|password|credential", re.I)
+
+
+class SharedLimitModel(BaseModel):
+    """``shared_limit``: a Prefect global concurrency limit every run on the server shares."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
+    slots: Int = Field(ge=1, le=1000)
+    per_minute: Int | None = Field(None, ge=1)
 
 
 class TargetEntryModel(BaseModel):
@@ -39,6 +49,7 @@ class TargetEntryModel(BaseModel):
     judge_target: str | None = None
     workers: Int | None = Field(None, ge=1, le=50)
     provider_batching: bool = False
+    shared_limit: SharedLimitModel | None = None
     settings: dict[str, Any] | None = Field(
         None, description="README style: values that are UPPER_CASE names are env variables")
 
@@ -128,8 +139,14 @@ class TargetsFile:
         return Target(name=name, provider=entry["provider"], settings=settings,
                       judge_target=entry.get("judge_target"), workers=entry.get("workers"),
                       provider_batching=_batching(entry, entry.get("settings")),
-                      where=te.where, base_dir=str(Path(self.path).parent),
+                      shared_limit=_shared_limit(entry.get("shared_limit")), where=te.where,
+                      base_dir=str(Path(self.path).parent),
                       secrets=sorted({s for s in secrets if len(s) >= 4}), config=config)
+
+
+def _shared_limit(value: Any) -> SharedLimit | None:
+    return None if value is None else SharedLimit(**SharedLimitModel.model_validate(
+        dict(value)).model_dump())
 
 
 def _filled(te: TargetEntry, env: Mapping[str, str]) -> dict[str, Any]:

@@ -82,15 +82,20 @@ def _records(path: Path) -> dict[str, dict]:
 
 async def _task_run_names(flow_run_id: str, at_least: int) -> list[str]:
     """The flow run's task run names, once the server has recorded ``at_least`` of them."""
+    return list(await _task_run_tags(flow_run_id, at_least))
+
+
+async def _task_run_tags(flow_run_id: str, at_least: int) -> dict[str, list[str]]:
+    """The flow run's task run names and their tags (``_task_run_names``)."""
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
-    names: list[str] = []
+    names: dict[str, list[str]] = {}
     async with get_client() as client:
         for _ in range(120):
             runs = await client.read_task_runs(
                 flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[flow_run_id])),
                 limit=200)
-            names = [r.name for r in runs]
+            names = {r.name: list(r.tags) for r in runs}
             if len(names) >= at_least:
                 break
             await asyncio.sleep(0.5)
@@ -111,12 +116,15 @@ def test_case_mode_shows_every_case_and_writes_the_records_batch_mode_writes(pre
     batch, case = _records(tmp_path / "batch.jsonl"), _records(tmp_path / "case.jsonl")
     assert len(case) == 6 and case == batch
     # load-and-expand, preflight-targets, 2 per case, summarize
-    names = asyncio.run(_task_run_names(outcomes["case"]["flow_run_id"], 3 + 2 * 6))
+    names = asyncio.run(_task_run_tags(outcomes["case"]["flow_run_id"], 3 + 2 * 6))
     ids = sorted({r["eval_id"] for r in case.values()})
+    target = {r["eval_id"]: r["target"] for r in case.values()}
     for eval_id in ids:
         for trial in (1, 2):
-            assert f"invoke-provider: {eval_id} [trial {trial}]" in names, names
-            assert f"run-evaluators: {eval_id} [trial {trial}]" in names, names
+            for task in ("invoke-provider", "run-evaluators"):
+                name = f"{task}: {eval_id} [trial {trial}]"
+                assert name in names, names
+                assert f"target:{target[eval_id]}" in names[name]  # tag concurrency limits
     assert not any(n.startswith("run-cases") for n in names)
     batch_names = asyncio.run(_task_run_names(outcomes["batch"]["flow_run_id"], 4))
     assert any(n.startswith("run-cases") for n in batch_names)

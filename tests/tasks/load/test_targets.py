@@ -137,3 +137,16 @@ def test_env_files_real_env_wins(tmp_path, monkeypatch):
     assert os.environ["AGENTV_T3"] == "from-root"
     for var in ("AGENTV_T1", "AGENTV_T3"):
         monkeypatch.delenv(var)
+
+
+def test_shared_limit_is_read_and_checked(tmp_path):
+    from providers.limits import SharedLimit
+    good = write(tmp_path / "g.yaml", "targets:\n  - name: a\n    provider: mock\n"
+                                      "    shared_limit: {name: prod, slots: 3, per_minute: 600}\n")
+    assert load_targets(good, lambda w: None).resolve("a").shared_limit == SharedLimit(
+        "prod", 3, 600)
+    bad = write(tmp_path / "b.yaml", "targets:\n  - name: a\n    provider: mock\n"
+                                     "    shared_limit:\n      name: prod\n      slots: 0\n")
+    with pytest.raises(ConfigError) as err:
+        load_targets(bad, lambda w: None)
+    assert err.value.where == f"{bad}:4" and err.value.field == "shared_limit.slots"
