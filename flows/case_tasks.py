@@ -10,10 +10,14 @@ from typing import Any
 
 from prefect import get_run_logger, tags, task
 from prefect.cache_policies import NO_CACHE
+from prefect.states import Failed
 
+from evaluators.base import verdict_for
 from flows.scrubbed import PERSIST, scrub_errors
 from flows.session import RunSession, as_is
+from tasks.load.redact import redact
 from tasks.plan.expand import Job
+from tasks.results.failures import reason
 from tasks.engine.case_runner import Invoked
 
 
@@ -41,13 +45,31 @@ async def invoke_provider(label: str, session: RunSession, job: Job) -> Invoked:
 @task(name="run-evaluators", cache_policy=NO_CACHE, persist_result=PERSIST,
       task_run_name="run-evaluators: {label}")
 @scrub_errors
-async def run_evaluators(label: str, session: RunSession, done: Invoked) -> dict[str, Any]:
-    """Score the answer with the case's evaluators; the case's record."""
+async def run_evaluators(label: str, session: RunSession, done: Invoked,
+                         out: list[dict[str, Any]]) -> Any:
+    """Score the answer with the case's evaluators; the case's record (also put in ``out``:
+    a failed case's state carries no data, so Prefect never logs the whole record)."""
     record = await session.runner.evaluate(done)
+    out.append(record)
     if not record.get("error"):
         get_run_logger().info("score %.3f (%d hit(s), %d miss(es))", record.get("score", 0.0),
                               len(record.get("hits") or []), len(record.get("misses") or []))
-    return record
+    return case_state(record)
+
+
+def case_state(record: dict[str, Any]) -> Any:
+    """The record as its task run's state: Completed when the case passed, else Failed with
+    the reason (in the UI a failed case is red, not a green Completed)."""
+    score: Any = record.get("score")
+    scored = isinstance(score, (int, float))
+    verdict = "error" if record.get("error") else (
+        record.get("verdict") or (verdict_for(score) if scored else "error"))
+    if verdict == "pass":
+        return record
+    results = record.get("evaluator_results")
+    why = redact(reason(record, results if isinstance(results, list) else None))
+    score_text = f" {score:.3f}" if scored else ""
+    return Failed(message=f"case failed ({verdict}{score_text}): {why}")
 
 
 class CaseTasks:
@@ -60,7 +82,18 @@ class CaseTasks:
         label = case_label(job, self.trials)
         with tags(target_tag(job.target)):
             done = await invoke_provider(label, self.session, as_is(job))
-            return await run_evaluators(label, self.session, as_is(done))
+            evaluate: Any = run_evaluators  # with return_state, awaiting it gives a State
+            out: list[dict[str, Any]] = []
+            state = await evaluate(label, self.session, as_is(done), as_is(out),
+                                   return_state=True)
+        if _case_failed(state) and out:
+            return out[0]
+        return await state.aresult()
+
+
+def _case_failed(state: Any) -> bool:
+    """A task run Failed by ``case_state`` (its record is in ``out``), not by an exception."""
+    return state.is_failed() and str(state.message or "").startswith("case failed (")
 
 
 def target_tag(target: str) -> str:

@@ -113,6 +113,8 @@ async def _launch_flow(launch) -> Any:
     launch.head = _head_start(launch)
     try:
         flow, tags = await asyncio.to_thread(_prefect_flow, launch.plan)
+        from flows.preload import drop_gate_echo
+        drop_gate_echo(launch.plan.options.verbose)
         with tags:
             return await flow(options=_flow_options(launch.plan), return_state=True)
     finally:

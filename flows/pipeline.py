@@ -131,10 +131,35 @@ async def _eval(session: RunSession, launch: Launch, started: float) -> Any:
         "flow_run_url": _ui_url(), "interrupted": control.stopping,
         "not_run": control.skipped, "signal": control.stop_signal,
         "io_error": control.io_error, "gate_failures": gate_failures}
+    return await _final_state(summary, gate_failures, outcome)
+
+
+async def _final_state(summary: dict[str, Any], gate_failures: list[str],
+                       outcome: dict[str, Any]) -> Any:
+    """The flow run's state tells the truth: its message carries the counts
+    ("12 pass · 3 fail · 1 error · mean 0.810"); a failed gate makes it Failed; failed or
+    errored cases without a gate name it "Completed with failures" and tag the run
+    ``has-failures``."""
+    from prefect.states import Completed, Failed
+    counts = summary.get("counts") or ""
+    if summary.get("failures"):
+        await _tag_run("has-failures")
     if gate_failures:
-        from prefect.states import Failed
-        return Failed(message="quality gate failed: " + "; ".join(gate_failures))
-    return outcome
+        return Failed(message="quality gate failed: " + "; ".join(gate_failures)
+                      + (f" ({counts})" if counts else ""))
+    if summary.get("failures"):
+        return Completed(name="Completed with failures", message=counts, data=outcome)
+    return Completed(message=counts, data=outcome)
+
+
+async def _tag_run(tag: str) -> None:
+    from prefect.client.orchestration import get_client
+    from prefect.runtime import flow_run
+    try:
+        async with get_client() as client:
+            await client.update_flow_run(flow_run.id, tags=sorted({*flow_run.tags, tag}))
+    except Exception as err:  # noqa: BLE001 - a missing tag is cosmetic; the state says it
+        get_run_logger().warning("could not tag the flow run %s: %s", tag, err)
 
 
 def _ui_url() -> str | None:

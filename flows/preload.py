@@ -8,6 +8,7 @@ Prefect reads its settings at import, so this only happens after ``PREFECT_API_U
 from __future__ import annotations
 
 import importlib
+import logging
 import os
 import sys
 import threading
@@ -22,6 +23,36 @@ def quiet_prefect_console(verbose: bool) -> None:
         return
     for handler in ("CONSOLE", "CONSOLE_FLOW_RUNS", "CONSOLE_TASK_RUNS"):
         os.environ.setdefault(f"PREFECT_LOGGING_HANDLERS_{handler}_LEVEL", "WARNING")
+
+
+ECHOS = ("Finished in state Failed(", "Task run failed with state: Failed(message=")
+ECHOED = ("quality gate failed", "case failed (")
+
+
+class GateEcho(logging.Filter):
+    """Drops Prefect's ``Finished in state Failed('quality gate failed: …')`` console line
+    (and a failed case's, ``--prefect-tasks case``): the console's summary says it already
+    (QUALITY GATE FAILED, FAILED); the API keeps the line."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        text = str(record.msg)
+        return not any(text.startswith(echo) and
+                       text[len(echo):].lstrip("'\"").startswith(ECHOED) for echo in ECHOS)
+
+
+def drop_gate_echo(verbose: bool) -> None:
+    """On Prefect's console handlers (the root logger's, where Prefect's run loggers
+    propagate; once Prefect is imported)."""
+    if verbose:
+        return
+    from prefect.logging.handlers import APILogHandler
+    handlers = [*logging.getLogger().handlers, *logging.getLogger("prefect").handlers,
+                *logging.getLogger("prefect.flow_runs").handlers,
+                *logging.getLogger("prefect.task_runs").handlers]
+    for handler in handlers:
+        if not isinstance(handler, APILogHandler) and \
+                not any(isinstance(f, GateEcho) for f in handler.filters):
+            handler.addFilter(GateEcho())
 
 
 def preload(*modules: str) -> threading.Thread:

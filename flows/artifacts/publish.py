@@ -11,6 +11,8 @@ written; without one (a merged file) a sink is fed the results file's records at
 * ``agentv-stats-…``: per target × evaluator n, mean, median, std, pass rate, error
   rate, p50/p95 latency, tokens, cost;
 * ``agentv-summary-…``: markdown summary, score histogram, trials, gate failures;
+* ``agentv-failures-…``: the failed and errored cases, worst first, with the reason each
+  failed, and a log line per failed case (flows/artifacts/failures.py);
 * ``agentv-results-file-…`` (and parquet, junit): links to the files.
 """
 from __future__ import annotations
@@ -29,6 +31,7 @@ from prefect.artifacts import (
 
 from flows.artifacts.case_pages import CasePages
 from flows.artifacts.case_table import suite_of
+from flows.artifacts.failures import publish_failures
 from flows.naming import artifact_key
 from flows.artifacts.table import create_table
 from tasks.load.gates import Gates
@@ -141,6 +144,10 @@ async def publish_results(results: str | Path, options: EvalOptions, wall_s: flo
     summary = await asyncio.to_thread(_sink_summary, sink, options, info, files)
     sent = frozenset({"results"})
     creating += _file_artifacts(summary, wall_s, files, suites, targets, sent)
+    summary["counts"] = sink.failures.counts(summary.get("mean"))
+    summary["failures"] = [f.as_dict() for f in sink.failures.worst()]
+    summary["failed_total"] = sink.failures.failed + sink.failures.errored
+    creating.append(publish_failures(sink.failures, summary["counts"], suites, targets))
     if pages is not None:
         creating.append(pages.sent())  # a page taken as the last cases finished
     await asyncio.gather(*creating)

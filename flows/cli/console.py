@@ -9,6 +9,7 @@ import sys
 import time
 from typing import Any
 
+from tasks.results.failures import printable
 from tasks.plan.plan import EvalOptions
 
 WAITING = {"start": "loading eval files and targets",
@@ -75,14 +76,22 @@ def format_problems(title: str, problems: list[dict[str, Any]]) -> list[str]:
     def key(e: dict[str, Any]) -> tuple[str, ...]:
         return (str(e.get("file")), str(e["eval_id"]), str(e.get("target")),
                 str(e.get("evaluator") or ""))
-    return ["", title] + [f"  {_where(e)}: {e['error']}" for e in sorted(problems, key=key)]
+    return ["", title] + [f"  {_where(e)}: {_lines(e['error'])}"
+                          for e in sorted(problems, key=key)]
 
 
-def print_outcome(result: dict[str, Any], wall_s: float) -> None:
-    from tasks.results.summary_text import format_summary
+def _lines(text: Any) -> str:
+    """An error's text with control characters escaped (its line breaks kept)."""
+    return "\n".join(printable(line) for line in str(text).split("\n"))
+
+
+def print_outcome(result: dict[str, Any], wall_s: float, show_failures: int = 10) -> None:
+    from tasks.results.summary_text import format_failures, format_summary
     for line in format_problems("ERRORS", result.get("errors") or []):
         print(line)
     for line in format_problems("WARNINGS", result.get("warnings") or []):
+        print(line)
+    for line in format_failures(result["summary"], show_failures):
         print(line)
     print(format_summary(result["summary"], wall_s))
     for line in target_lines(result["summary"].get("targets") or []):
@@ -129,9 +138,9 @@ class KeptWorkspaces:
         return ["", "Preserved workspaces:", *sorted(self.kept), *hint]
 
 
-def run_from_cli(opts: EvalOptions) -> int:
-    """Run, print the outcome; exit code 0, 1 (a quality gate failed), 2 (I/O failure),
-    130/143 (interrupted by Ctrl-C/SIGTERM)."""
+def run_from_cli(opts: EvalOptions, show_failures: int = 10) -> int:
+    """Run, print the outcome (the ``show_failures`` worst failed cases); exit code 0, 1
+    (a quality gate failed), 2 (I/O failure), 130/143 (interrupted by Ctrl-C/SIGTERM)."""
     from flows.launch import run_eval
     started = time.perf_counter()
     bar, kept = ProgressBar(), KeptWorkspaces(opts.keep_workspaces)
@@ -150,7 +159,7 @@ def run_from_cli(opts: EvalOptions) -> int:
         bar.stop()
     if result.get("io_error"):  # disk full, file too large: one error line, then the summary
         print(f"error: {result['io_error']}", file=sys.stderr)
-    print_outcome(result, result.get("wall_s") or time.perf_counter() - started)
+    print_outcome(result, result.get("wall_s") or time.perf_counter() - started, show_failures)
     for line in kept.lines():
         print(line)
     if result.get("interrupted"):

@@ -119,6 +119,9 @@ def eval_command(
     keep_workspaces: bool = typer.Option(False, help="Keep every agent case's workspace "
         "(a failed or errored case's is kept anyway; records say where)."),
     strict: bool = typer.Option(False, help="Treat warnings (unknown keys, ...) as errors."),
+    show_failures: int = typer.Option(
+        10, metavar="N", min=0, help="List the N worst failed or errored cases and why "
+        "(the FAILED block; 0: none)."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log provider calls, tracebacks."),
 ) -> None:
     """Run eval suites: one scored record per case and target.
@@ -133,7 +136,7 @@ def eval_command(
     flags, names = dict(locals()), {f.name for f in fields(EvalOptions)}
     try:
         opts = EvalOptions(**{k: v for k, v in flags.items() if k in names and v})
-        code = run_from_cli(opts)
+        code = run_from_cli(opts, show_failures)
     except ConfigError as err:
         fail(err, verbose)
     raise typer.Exit(code)

@@ -17,6 +17,7 @@ from typing import Any
 
 from tasks.load.redact import redact
 from tasks.results.case_rows import CASE_ROW_KEYS, case_row
+from tasks.results.failures import Failures
 from tasks.results.frames import iter_records, parquet_path_for, record_to_row
 from tasks.results.parquet_file import ParquetStream
 from tasks.results.run_folder import RunFolder
@@ -48,6 +49,7 @@ class RunSink:
         self.parquet = ParquetStream(parquet) if parquet is not None else None
         self.folder = folder  # --output's run folder (AgentV 4.x's layout)
         self.tally = Tally()
+        self.failures = Failures()  # worst first, with the reason each failed
         self.cases: dict[tuple[str, str], list[tuple[Any, ...]]] = {}  # compact case rows
         self._finished: Path | None = None
         self.closed = False
@@ -79,6 +81,7 @@ class RunSink:
         if self.parquet is not None:
             self.parquet.add(row)
         self.tally.add(row, results)
+        self.failures.add(row, results, redact)
         key = row["case_key"]
         file = key.split("::")[0] if isinstance(key, str) else ""
         self.cases.setdefault((file, row["target"] or ""), []).append(_compact(tuple(

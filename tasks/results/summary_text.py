@@ -52,3 +52,23 @@ def _trial_lines(trials: dict[str, Any] | None) -> list[str]:
     if trials["disagreeing"]:
         lines.append("  trials disagree: " + shorten(trials["disagreeing"]))
     return lines
+
+
+def format_failures(summary: dict[str, Any], top: int) -> list[str]:
+    """The FAILED block: the ``top`` worst failed or errored cases (errors first, then the
+    lowest scores) and why each failed: the case's error, else its failing evaluator and
+    that evaluator's reasoning or error."""
+    failures = summary.get("failures") or []
+    if not failures or top <= 0:
+        return []
+    lines = ["", f"FAILED ({summary.get('counts') or len(failures)}; worst first)"]
+    for f in failures[:top]:
+        score = "n/a" if f.get("score") is None else f"{f['score']:.3f}"
+        trial = f" trial {f['trial']}" if f.get("trial") else ""
+        lines.append(f"  {f['eval_id']} [{f['target']}]{trial}: {f['verdict']} {score}"
+                     f" - {f['reason']}")
+    shown = min(top, len(failures))
+    hidden = summary.get("failed_total", len(failures)) - shown
+    if hidden > 0:
+        lines.append(f"  ... and {hidden} more (--show-failures N shows more)")
+    return lines

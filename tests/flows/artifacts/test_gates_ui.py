@@ -66,6 +66,7 @@ def test_fail_under_exits_1_and_the_flow_run_ends_failed_with_the_reason(cli, tm
     proc = cli("eval", str(EXAMPLE_EVAL), "--out", str(out), "--fail-under", "0.8")
     assert proc.returncode == 1, proc.stderr
     assert "QUALITY GATE FAILED: mean score 0.667 < fail-under 0.800" in proc.stdout
+    assert "Finished in state Failed" not in proc.stderr  # said once, in the summary
     assert len(records(out)) == 3  # everything is written all the same
     run, arts = read_run(flow_run_id(proc.stdout))
     assert run.state.is_failed()

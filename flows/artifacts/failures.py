@@ -1,0 +1,74 @@
+"""The run's failed and errored cases where people look in Prefect: the
+``agentv-failures-<suite>-<target>`` markdown artifact on every run (worst first, the reason
+each failed; "no failed cases" when none did), one log line per failed case on the run,
+and the counts its state carries (flows/pipeline.py). Bounded: at most ``SHOWN`` cases in
+the artifact and ``LOGGED`` log lines, then a line saying how many more there are."""
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from prefect.artifacts import acreate_markdown_artifact
+
+from flows.naming import artifact_key
+from tasks.results.failures import Failure, Failures
+
+SHOWN = 200
+LOGGED = 50
+log = logging.getLogger("agentv.artifacts")
+
+
+def _cell(text: Any) -> str:
+    """Text fit for one markdown line: whitespace collapsed, markup escaped."""
+    text = " ".join(str(text if text is not None else "").split())
+    for char in "\\|*_`<>[]":
+        text = text.replace(char, "\\" + char)
+    return text
+
+
+def _score(failure: Failure) -> str:
+    return "n/a" if failure.score is None else f"{failure.score:.3f}"
+
+
+def failures_markdown(failures: Failures, counts: str) -> str:
+    """Worst first: errored cases, then the lowest scores; the reason each failed."""
+    worst = failures.worst()
+    lines = ["# Failed cases", "", f"**{counts}**", ""]
+    if not worst:
+        return "\n".join(lines + ["No failed or errored cases."])
+    # a list, not a table: a long reason wraps at 1,400 px instead of running off-screen
+    lines += [f"- **{f.verdict} {_score(f)}** · {_cell(f.eval_id)} · {_cell(f.target)} · "
+              f"trial {f.trial} — {_cell(f.reason)}" for f in worst[:SHOWN]]
+    more = failures.failed + failures.errored - min(len(worst), SHOWN)
+    if more > 0:
+        lines += ["", f"… and {more} more failed case(s): see the results file."]
+    return "\n".join(lines)
+
+
+def log_lines(failures: Failures) -> list[str]:
+    """One line per failed case (the first ``LOGGED``), then how many more."""
+    worst = failures.worst()
+    lines = [f"FAILED {f.eval_id} [{f.target}] trial {f.trial}: {f.verdict} "
+             f"score {_score(f)} — {f.reason}" for f in worst[:LOGGED]]
+    more = failures.failed + failures.errored - len(lines)
+    return lines + ([f"… and {more} more failed case(s)"] if more > 0 else [])
+
+
+def _run_logger() -> Any:
+    from prefect import get_run_logger
+    try:
+        return get_run_logger()
+    except Exception:  # noqa: BLE001 - outside a flow run (a merged file): agentv's log
+        return log
+
+
+def publish_failures(failures: Failures, counts: str, suites: list[str],
+                     targets: list[str]) -> Any:
+    """Log each failed case; the failures artifact (a coroutine to await)."""
+    logger = _run_logger()
+    for line in log_lines(failures):
+        logger.info("%s", line)  # the console has its FAILED block
+    return acreate_markdown_artifact(
+        key=artifact_key("failures", suites, targets),
+        markdown=failures_markdown(failures, counts),
+        description=f"agentv failed cases, worst first: {counts}")

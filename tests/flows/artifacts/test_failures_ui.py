@@ -1,0 +1,121 @@
+"""A run with passing, failing and errored cases, as Prefect and the console show it: the
+real `agentv eval --prefect-tasks case` in a subprocess against the session's Prefect
+server, read back through the Prefect API (state name and message, tags, the failures
+artifact, the run's logs, each case's task runs)."""
+from __future__ import annotations
+
+import asyncio
+import re
+
+import pytest
+
+from tests.flows.artifacts.test_gates_ui import flow_run_id
+
+SCRIPT = ("import json,sys\nc=json.load(sys.stdin)\nn=int(c['eval_id'].split('-')[1])\n"
+          "if n == 3: raise RuntimeError('judge crashed \\x1b[31m on purpose')\n"
+          "print(json.dumps({'score': n / 4, 'hits': [], 'misses': ['no 42'],"
+          " 'reasoning': f'answer {n} | off by {4 - n}'}))\n")
+
+
+def suite(tmp_path):
+    (tmp_path / "targets.yaml").write_text(
+        "$schema: agentv-targets-v2\ntargets:\n  - name: default\n    provider: mock\n"
+        "    response: the answer is 42\n")
+    (tmp_path / "score.py").write_text(SCRIPT)
+    cases = "".join(
+        f"  - id: case-{i}\n    input: question {i}\n    execution:\n      evaluators:\n"
+        f"        - {{name: exact, type: code_judge, script: [python3, score.py]}}\n"
+        for i in (0, 1, 3, 4))
+    f = tmp_path / "mixed.yaml"
+    f.write_text("$schema: agentv-eval-v2\nevalcases:\n" + cases)
+    return f
+
+
+def read_back(run_id: str):
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import (ArtifactFilter, ArtifactFilterFlowRunId,
+                                                FlowRunFilter, FlowRunFilterId, LogFilter,
+                                                LogFilterFlowRunId)
+
+    async def read():
+        async with get_client() as client:
+            run = await client.read_flow_run(run_id)
+            arts = await client.read_artifacts(artifact_filter=ArtifactFilter(
+                flow_run_id=ArtifactFilterFlowRunId(any_=[run.id])))
+            logs = await client.read_logs(log_filter=LogFilter(
+                flow_run_id=LogFilterFlowRunId(any_=[run.id])))
+            for _ in range(100):  # task-run states reach the server as events, batched
+                tasks = await client.read_task_runs(flow_run_filter=FlowRunFilter(
+                    id=FlowRunFilterId(any_=[run.id])))
+                if all(t.state and t.state.is_final() for t in tasks):
+                    break
+                await asyncio.sleep(0.1)
+            return run, arts, [log.message for log in logs], {t.name: t.state for t in tasks}
+    return asyncio.run(read())
+
+
+@pytest.fixture(scope="module")
+def mixed_run(prefect_api, tmp_path_factory):
+    from tests.conftest import run_cli
+    tmp = tmp_path_factory.mktemp("mixed")
+    proc = run_cli("eval", str(suite(tmp)), "--targets", str(tmp / "targets.yaml"),
+                   "--out", str(tmp / "r.jsonl"), "--show-failures", "2",
+                   "--prefect-tasks", "case")
+    return proc, *read_back(flow_run_id(proc.stdout))
+
+
+@pytest.mark.slow
+def test_the_flow_run_state_carries_the_counts_and_is_not_plain_completed(mixed_run):
+    proc, run, _, _, _ = mixed_run
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert run.state.is_completed()
+    assert run.state.name == "Completed with failures"
+    assert run.state.message == "1 pass · 2 fail · 1 error · mean 0.312"
+    assert "has-failures" in run.tags
+
+
+@pytest.mark.slow
+def test_the_failures_artifact_lists_failed_cases_worst_first_with_the_reason(mixed_run):
+    _, _, arts, _, _ = mixed_run
+    art = next(a for a in arts if a.key == "agentv-failures-mixed-default")
+    rows = [line for line in art.data.splitlines() if line.startswith("- **")]
+    assert [re.search(r"case-\d", r).group(0) for r in rows] == ["case-3", "case-0", "case-1"]
+    assert "judge crashed \\\\x1b\\[31m on purpose" in rows[0]  # escaped, not a terminal code
+    assert rows[2] == "- **fail 0.250** · case-1 · default · trial 0 — exact (0.25 fail): " \
+        "answer 1 \\| off by 3"
+    assert "1 pass · 2 fail · 1 error" in art.description
+
+
+@pytest.mark.slow
+def test_one_log_line_per_failed_case(mixed_run):
+    _, _, _, logs, _ = mixed_run
+    failed = [m for m in logs if m.startswith("FAILED ")]
+    assert len(failed) == 3
+    assert any(m.startswith("FAILED case-1 [default] trial 0: fail score 0.250 — exact")
+               for m in failed)
+
+
+@pytest.mark.slow
+def test_the_console_lists_the_worst_failures_and_no_prefect_error_line(mixed_run):
+    proc = mixed_run[0]
+    block = proc.stdout.split("FAILED (")[1].split("SUMMARY")[0]
+    lines = [line for line in block.splitlines()[1:] if line.strip()]
+    assert lines[0].startswith("  case-3 [default]: error 0.000 - exact: error:")
+    assert lines[1].startswith("  case-0 [default]: fail 0.000 - exact (0.00 fail): answer 0")
+    assert lines[2] == "  ... and 1 more (--show-failures N shows more)"
+    assert "\x1b[31m" not in proc.stdout
+    assert "Finished in state Failed" not in proc.stderr  # FAILED says it once
+
+
+@pytest.mark.slow
+def test_a_failed_case_task_run_is_failed_with_the_reason_a_passing_one_completed(mixed_run):
+    proc, _, _, _, tasks = mixed_run
+    assert tasks["run-evaluators: case-4"].is_completed()
+    failed = tasks["run-evaluators: case-1"]
+    assert failed.is_failed()
+    assert failed.message == "case failed (fail 0.250): exact (0.25 fail): answer 1 | off by 3"
+    assert tasks["run-evaluators: case-3"].message.startswith(
+        "case failed (fail 0.000): exact: error: script exited with code 1")
+    assert tasks["invoke-provider: case-1"].is_completed()  # the target answered
+    assert "Task run failed" not in proc.stderr  # the FAILED block says it, once
+    assert "'candidate_answer'" not in proc.stderr  # Prefect never dumps a record
