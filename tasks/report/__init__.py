@@ -17,37 +17,20 @@ from html import escape
 from pathlib import Path
 
 from tasks.load.redact import redact
+from tasks.report.case_context import case_contexts
 from tasks.report.html import CSS, SCRIPT
+from tasks.report.matrix_view import matrix_section
 from tasks.report.runs import Run, load_runs
 from tasks.report.sections import (
     breakdown_tables,
     cases_section,
-    matrix_section,
     plots,
     runs_summary,
     summaries_of,
     trials_section,
 )
 
-__all__ = ["render_report", "write_report", "default_report_path", "expected_outcomes"]
-
-
-def expected_outcomes(case_keys) -> dict[str, str]:
-    """case file::eval_id → expected outcome, read from the eval files still on disk."""
-    from providers.errors import ConfigError
-    from tasks.load.discover import repo_root
-    from tasks.load.files import load_suite
-    found: dict[str, str] = {}
-    files = {str(k).split("::")[0] for k in case_keys if isinstance(k, str) and "::" in k}
-    for name in sorted(files):
-        path = next((p for p in (Path(name), repo_root() / name) if p.is_file()), None)
-        try:
-            suite = load_suite(path, warn=lambda _: None) if path else None
-        except (ConfigError, OSError, ValueError):
-            suite = None
-        for case in suite.cases if suite else []:
-            found[f"{name}::{case.id}"] = case.expected_outcome
-    return found
+__all__ = ["render_report", "write_report", "default_report_path"]
 
 
 def _header(runs: list[Run]) -> str:
@@ -69,7 +52,7 @@ def render_report(runs: list[Run]) -> str:
             "<h2>Cases × runs</h2>", matrix_section(runs),
             "<h2>Breakdowns</h2>", breakdown_tables(runs, per_eval),
             "<h2>Trials agreement</h2>", trials_section(runs),
-            "<h2>Cases</h2>", cases_section(runs, expected_outcomes(keys))]
+            "<h2>Cases</h2>", cases_section(runs, case_contexts(keys))]
     title = " vs ".join(r.label for r in runs)
     page = ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
             f"<title>agentv report: {escape(title)}</title><style>{CSS}</style>"

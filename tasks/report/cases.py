@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import json
 import re
-from html import escape
 from typing import Any
 
-from tasks.report.html import fmt, missing
+from tasks.report.case_context import CaseContext
+from tasks.report.html import escape_text, fmt, missing
 
 MAX_CASES = 3000
 MAX_TEXT = 20_000
@@ -35,13 +35,13 @@ def _pre(text: Any, css: str = "") -> str:
     text = "" if missing(text) else str(text)
     if len(text) > MAX_TEXT:
         text = text[:MAX_TEXT] + f"\n… ({len(text) - MAX_TEXT} more characters)"
-    return f"<pre class='{css}'>{escape(text)}</pre>"
+    return f"<pre class='{css}'>{escape_text(text)}</pre>"
 
 
 def _items(items: list[Any] | None, css: str) -> str:
     if not items:
         return ""
-    return f"<ul class='items {css}'>" + "".join(f"<li>{escape(str(i))}</li>"
+    return f"<ul class='items {css}'>" + "".join(f"<li>{escape_text(str(i))}</li>"
                                                 for i in items) + "</ul>"
 
 
@@ -49,15 +49,16 @@ def _evaluator_rows(results: list[dict[str, Any]], prefix: str = "") -> str:
     rows = ""
     for r in results or []:
         name = f"{prefix}{r.get('name') or r.get('type')}"
-        error = f"<p class='error'>error: {escape(str(r['error']))}</p>" if r.get("error") else ""
-        warnings = "".join(f"<p class='borderline'>warning: {escape(str(w))}</p>"
+        error = (f"<p class='error'>error: {escape_text(str(r['error']))}</p>"
+                 if r.get("error") else "")
+        warnings = "".join(f"<p class='borderline'>warning: {escape_text(str(w))}</p>"
                            for w in r.get("warnings") or [])
-        verdict = escape(str(r.get("verdict") or ""))
-        rows += (f"<tr class='evaluator'><td>{escape(name)}</td><td>{escape(str(r.get('type')))}"
-                 f"</td><td class='num'>{fmt(r.get('score'))}</td><td class='{verdict}'>{verdict}"
-                 f"</td><td>{_items(r.get('hits'), 'hit')}</td>"
+        verdict = escape_text(str(r.get("verdict") or ""))
+        rows += (f"<tr class='evaluator'><td>{escape_text(name)}</td>"
+                 f"<td>{escape_text(str(r.get('type')))}</td><td class='num'>{fmt(r.get('score'))}"
+                 f"</td><td class='{verdict}'>{verdict}</td><td>{_items(r.get('hits'), 'hit')}</td>"
                  f"<td>{_items(r.get('misses'), 'miss')}</td>"
-                 f"<td>{escape(str(r.get('reasoning') or ''))}{error}{warnings}</td></tr>")
+                 f"<td>{escape_text(str(r.get('reasoning') or ''))}{error}{warnings}</td></tr>")
         rows += _evaluator_rows(r.get("evaluator_results") or [], f"{name} / ")
     return rows
 
@@ -90,10 +91,10 @@ def trace_section(row: Any) -> str:
     if events:
         rows = "".join(
             f"<tr class='{'tool-call' if e.get('type') == 'tool_call' else 'event'}'>"
-            f"<td>{i + 1}</td><td>{escape(str(e.get('type')))}</td>"
-            f"<td>{escape(str(e.get('name') or e.get('model') or ''))}</td>"
-            f"<td>{escape(_short(e.get('arguments', '')))}</td>"
-            f"<td>{escape(_short(e.get('result', e.get('text', ''))))}</td>"
+            f"<td>{i + 1}</td><td>{escape_text(str(e.get('type')))}</td>"
+            f"<td>{escape_text(str(e.get('name') or e.get('model') or ''))}</td>"
+            f"<td>{escape_text(_short(e.get('arguments', '')))}</td>"
+            f"<td>{escape_text(_short(e.get('result', e.get('text', ''))))}</td>"
             f"<td class='{'pass' if e.get('ok', True) else 'error'}'>"
             f"{'ok' if e.get('ok', True) else 'failed'}</td>"
             f"<td class='num'>{fmt(e.get('duration_ms'), 0)}</td></tr>"
@@ -117,27 +118,49 @@ def _meta(row: Any) -> str:
                                         for k, v in items) + "</p>"
 
 
+def _message(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    if content is None:
+        content = message.get("tool_calls")
+    text = content if isinstance(content, str) else json.dumps(content, indent=1, default=str)
+    return (f"<p class='role'>{escape_text(str(message.get('role', 'assistant')))}</p>"
+            + _pre(_short(text, MAX_TEXT)))
+
+
 def conversation(row: Any) -> str:
+    """Every input turn (the system prompt too), then the target's output messages."""
+    request = (_json(getattr(row, "lm_provider_request", None), None)
+               or _json(getattr(row, "agent_provider_request", None), None) or {})
+    chat = request.get("chat_prompt") if isinstance(request, dict) else None
+    turns = [m for m in chat if isinstance(m, dict)] if isinstance(chat, list) else []
+    parts = [_message(m) for m in turns] or [_pre(row.question)]
     extra = _json(getattr(row, "extra", None), {}) or {}
-    parts = [_pre(row.question)]
-    for message in extra.get("output_messages") or []:
-        if isinstance(message, dict):
-            parts.append(f"<p><b>{escape(str(message.get('role', 'assistant')))}</b></p>"
-                         + _pre(_short(message.get("content") or message.get("tool_calls"), 4000)))
+    parts += [_message(m) for m in extra.get("output_messages") or [] if isinstance(m, dict)]
     return "".join(parts)
 
 
-def case_block(row: Any, run_index: int, run_label: str, expected: dict[str, str]) -> str:
-    key = "::".join(str(row.case_key).split("::")[:2]) if isinstance(row.case_key, str) else ""
+def _files(names: list[str]) -> str:
+    return _items(names, "files") or "<p>none</p>"
+
+
+def case_block(row: Any, run_index: int, run_label: str, context: CaseContext | None,
+               diff: str) -> str:
+    """One record's drill-down; ``diff``: its answer beside another run's or target's."""
+    context = context or CaseContext("n/a")
     anchor = case_anchor(run_index, row.eval_id, row.target, row.trial)
-    verdict = escape(str(row.verdict))
-    error = f"<p class='error'>error: {escape(str(row.error))}</p>" if verdict == "error" else ""
-    return (f"<details class='case' id='{escape(anchor)}' data-run='{run_index + 1}'><summary>"
-            f"<b>{escape(str(row.eval_id))}</b> [{escape(str(row.target))}] · run "
-            f"{escape(run_label)} · trial {row.trial} — score {fmt(row.score)} "
+    verdict = escape_text(str(row.verdict))
+    error = (f"<p class='error'>error: {escape_text(str(row.error))}</p>"
+             if verdict == "error" else "")
+    return (f"<details class='case' id='{escape_text(anchor)}' data-run='{run_index + 1}'>"
+            f"<summary><b>{escape_text(str(row.eval_id))}</b> [{escape_text(str(row.target))}]"
+            f" · run {escape_text(run_label)} · trial {row.trial} — score {fmt(row.score)} "
             f"<span class='{verdict}'>{verdict}</span></summary>{_meta(row)}{error}"
             f"<h4>Conversation</h4>{conversation(row)}"
-            f"<h4>Expected outcome</h4>{_pre(expected.get(key, 'n/a'))}"
+            f"<h4>Guidelines</h4>{_files(context.guidelines)}"
+            f"<h4>Attachments</h4>{_files(context.attachments)}"
+            f"<h4>Expected outcome</h4>{_pre(context.expected_outcome)}"
+            f"<h4>Reference answer</h4>{_pre(context.reference_answer or 'n/a')}"
             f"<h4>Answer</h4>{_pre(row.candidate_answer)}"
             f"<h4>Evaluators</h4>{evaluators_table(row.evaluator_results)}"
-            f"<h4>Trace and tool calls</h4>{trace_section(row)}</details>")
+            + (f"<h4>Answer beside another run</h4>{diff}" if diff else "")
+            + f"<h4>Trace and tool calls</h4>{trace_section(row)}</details>")

@@ -4,6 +4,7 @@ Nothing is loaded from the network."""
 from __future__ import annotations
 
 import math
+import re
 from html import escape
 from typing import Any
 
@@ -21,9 +22,11 @@ background:#f8f8f8;padding:.4rem;margin:.2rem 0;max-height:24rem;overflow:auto}
 .pass,.improved{color:#1b7f2a}tr.flip{background:#fff4d6}tr.flip td:first-child{
 border-left:4px solid #e0a800}details{border:1px solid #ddd;border-radius:6px;margin:.4rem 0;
 padding:.3rem .6rem}summary{cursor:pointer}svg text{font-size:11px}
-.filter{width:20rem;padding:.3rem;margin-right:1rem}.meta span{margin-right:1.2rem}
+.filter,.matrix-filter{width:20rem;padding:.3rem;margin-right:1rem}.meta span{margin-right:1.2rem}
 ul.items{margin:.1rem 0;padding-left:1.1rem}.hit{color:#1b7f2a}.miss{color:#b00020}
-.sources li{font-family:monospace}"""
+.sources li{font-family:monospace}.side-by-side{display:flex;gap:.6rem}
+.side-by-side>div{flex:1;min-width:0}.diff .add{background:#e6ffec}.diff .del{
+background:#ffebe9}.diff .hunk{color:#6a737d}.role{font-weight:bold;margin:.3rem 0 0}"""
 
 SCRIPT = r"""
 function cellValue(td){const v=td.dataset.v!==undefined?td.dataset.v:td.textContent.trim();
@@ -51,6 +54,19 @@ function openCase(){const id=decodeURIComponent(location.hash.slice(1));
  if(d&&d.tagName==='DETAILS'){d.open=true;d.scrollIntoView();}}
 window.addEventListener('hashchange',openCase);openCase();
 document.documentElement.dataset.rendered='1';"""
+
+
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def escape_text(value: Any) -> str:
+    """HTML-escaped text with control characters shown as ``\\xNN`` (``\\uNNNN``)."""
+    return CONTROL.sub(_visible, escape(str(value)))
+
+
+def _visible(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def missing(value: Any) -> bool:

@@ -59,23 +59,52 @@ def case_cells(run: Run) -> dict[tuple[str, str], dict[str, Any]]:
             for key, cell in run.tally.cells().items()}
 
 
-def matrix(runs: list[Run]) -> list[dict[str, Any]]:
-    """One row per case: each run's cell, the delta last − first, and whether its pass/fail
-    status flips between consecutive runs (``improved`` / ``regressed`` / ``flipped``)."""
-    per_run = [case_cells(r) for r in runs]
-    keys = list(dict.fromkeys(k for cells in per_run for k in cells))
+def matches_by_target(runs: list[Run]) -> bool:
+    """Whether a case is (eval_id, target) rather than eval_id alone: the key ``agentv
+    compare`` matches two files by (tasks.results.compare.match_keys), for every pair of runs."""
+    from tasks.results.compare import match_keys
+    return len(runs) > 1 and all("target" in match_keys(a.rows, b.rows)
+                                 for a, b in zip(runs, runs[1:]))
+
+
+@dataclass
+class Column:
+    run_index: int
+    label: str  # the run's label, with the target when a case spans targets
+    target: str | None  # None: the target is part of the row's key
+
+
+def _columns(runs: list[Run], per_run: list[dict], by_target: bool) -> list[Column]:
+    if by_target or len(runs) == 1:
+        return [Column(i, r.label, None) for i, r in enumerate(runs)]
+    return [Column(i, f"{run.label} · {target}" if target else run.label, target)
+            for i, run in enumerate(runs)
+            for target in sorted({t for t, _ in per_run[i]})]
+
+
+def _change(cells: list[dict[str, Any] | None]) -> str:
+    passed = [c["verdict"] == "pass" for c in cells if c is not None]
+    if not any(a != b for a, b in zip(passed, passed[1:])):
+        return ""
+    return ("improved" if passed[-1] and not passed[0] else
+            "regressed" if passed[0] and not passed[-1] else "flipped")
+
+
+def matrix(runs: list[Run]) -> tuple[list[Column], list[dict[str, Any]]]:
+    """The columns (run × target) and one row per case matched as ``compare`` matches: each
+    column's cell, the delta last − first, and whether pass/fail flips from column to column
+    (``improved`` / ``regressed`` / ``flipped``). The same case on two targets is one row
+    unless every run holds the same several targets."""
+    per_run = [{(t or "", e): c for (t, e), c in case_cells(r).items()} for r in runs]
+    by_target = matches_by_target(runs) or len(runs) == 1
+    columns = _columns(runs, per_run, by_target)
+    keys = sorted({(e, t if by_target else "") for cells in per_run for t, e in cells})
     rows = []
-    for key in sorted(keys, key=lambda k: (k[1], k[0])):
-        cells = [cells.get(key) for cells in per_run]
-        present = [c for c in cells if c is not None]
+    for eval_id, target in keys:
+        cells = [per_run[c.run_index].get((target if c.target is None else c.target, eval_id))
+                 for c in columns]
         delta = (cells[-1]["score"] - cells[0]["score"]
-                 if len(runs) > 1 and cells[0] and cells[-1] else None)
-        passed = [c["verdict"] == "pass" for c in present]
-        flips = sum(a != b for a, b in zip(passed, passed[1:]))
-        change = ""
-        if flips:
-            change = ("improved" if passed[-1] and not passed[0] else
-                      "regressed" if passed[0] and not passed[-1] else "flipped")
-        rows.append({"target": key[0], "eval_id": key[1], "cells": cells, "delta": delta,
-                     "change": change})
-    return rows
+                 if len(columns) > 1 and cells[0] and cells[-1] else None)
+        rows.append({"target": target, "eval_id": eval_id, "cells": cells, "delta": delta,
+                     "change": _change(cells)})
+    return columns, rows

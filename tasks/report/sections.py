@@ -6,16 +6,16 @@ from html import escape
 from types import SimpleNamespace
 from typing import Any
 
-from tasks.report.cases import MAX_CASES, case_anchor, case_block
+from tasks.report.cases import MAX_CASES, case_block
 from tasks.report.html import (
     bar_chart,
     filter_box,
     fmt,
     grouped_bar_chart,
-    sort_value,
     table,
 )
-from tasks.report.runs import Run, matrix
+from tasks.report.case_context import CaseContext, answer_diff
+from tasks.report.runs import Run, matches_by_target
 from tasks.results.measures import BIN_LABELS, OVERALL
 from tasks.results.trials import case_table
 
@@ -72,40 +72,6 @@ def plots(runs: list[Run], summaries: list[dict[str, Any]],
     return "".join(out)
 
 
-def _cell(cell: dict[str, Any] | None, run_index: int, target: str, eval_id: str) -> str:
-    if cell is None:
-        return "<td data-v=''>—</td>"
-    trials = f" ({cell['passes']}/{cell['n']} pass)" if cell["n"] > 1 else ""
-    href = "#" + case_anchor(run_index, eval_id, target, 0)
-    return (f"<td class='num {escape(cell['verdict'])}' data-v='{cell['score']:.6f}'>"
-            f"<a href='{escape(href)}'>{cell['score']:.3f}</a> {escape(cell['verdict'])}"
-            f"{trials}</td>")
-
-
-def matrix_section(runs: list[Run]) -> str:
-    rows = matrix(runs)
-    flips = sum(1 for r in rows if r["change"])
-    head = ("<th>case</th><th>target</th>" + "".join(f"<th>{escape(r.label)}</th>" for r in runs)
-            + ("<th>Δ last − first</th><th>change</th>" if len(runs) > 1 else ""))
-    body = []
-    for r in rows:
-        cells = "".join(_cell(c, i, r["target"], r["eval_id"]) for i, c in enumerate(r["cells"]))
-        extra = ""
-        if len(runs) > 1:
-            delta = r["delta"]
-            extra = (f"<td class='num' data-v='{sort_value(delta)}'>"
-                     f"{'n/a' if delta is None else f'{delta:+.3f}'}</td>"
-                     f"<td class='{r['change']}'>{escape(r['change'] or '')}</td>")
-        body.append(f"<tr class='{'flip' if r['change'] else ''}'><td>{escape(r['eval_id'])}</td>"
-                    f"<td>{escape(r['target'])}</td>{cells}{extra}</tr>")
-    note = (f"<p id='flip-count'>{flips} of {len(rows)} case(s) change pass/fail between runs "
-            "(highlighted).</p>" if len(runs) > 1 else "")
-    return (note + filter_box("matrix", "filter cases (id, target, verdict)…",
-                              flips="only-flips" if len(runs) > 1 else None)
-            + f"<table class='sortable' id='matrix'><thead><tr>{head}</tr></thead>"
-            f"<tbody>{''.join(body)}</tbody></table>")
-
-
 def breakdown_tables(runs: list[Run], per_eval: list[list[dict[str, Any]]]) -> str:
     rows = [{"run": run.label, **r} for run, part in zip(runs, per_eval) for r in part]
     overall = [r for r in rows if r["evaluator"] == OVERALL]
@@ -143,17 +109,50 @@ def _case_order(row: dict[str, Any]) -> tuple[Any, ...]:
     return (str(row.get("eval_id")), target is None, target or "", row.get("trial") or 0)
 
 
-def cases_section(runs: list[Run], expected: dict[str, str]) -> str:
-    blocks: list[str] = []
+class Partners:
+    """Each record's counterpart for the answer diff: the same case (matched as ``compare``
+    matches) and trial on the first other run or target that has it."""
+
+    def __init__(self, runs: list[Run]) -> None:
+        self.runs, self.by_target = runs, matches_by_target(runs)
+        self.index: dict[tuple[Any, ...], list[tuple[int, dict[str, Any]]]] = {}
+        for i, run in enumerate(runs):
+            for row in run.rows:
+                self.index.setdefault(self._key(row), []).append((i, row))
+
+    def _key(self, row: dict[str, Any]) -> tuple[Any, ...]:
+        return (row.get("eval_id"), row.get("trial") or 0,
+                row.get("target") if self.by_target else None)
+
+    def diff(self, row: dict[str, Any], run_index: int) -> str:
+        mine = (run_index, row.get("target"))
+        other = next(((j, r) for j, r in self.index.get(self._key(row), [])
+                      if (j, r.get("target")) != mine), None)
+        if other is None:
+            return ""
+        j, theirs = other
+        return answer_diff(row.get("candidate_answer"), theirs.get("candidate_answer"),
+                           f"{self.runs[run_index].label} · {row.get('target')}",
+                           f"{self.runs[j].label} · {theirs.get('target')}")
+
+
+def _context_key(case_key: Any) -> str:
+    return "::".join(str(case_key).split("::")[:2]) if isinstance(case_key, str) else ""
+
+
+def cases_section(runs: list[Run], contexts: dict[str, CaseContext]) -> str:
+    """A drill-down per record, at most MAX_CASES (then errors and failures first)."""
     total = sum(len(r.rows) for r in runs)
-    for i, run in enumerate(runs):
-        for row in sorted(run.rows, key=_case_order):
-            if len(blocks) >= MAX_CASES:
-                break
-            blocks.append(case_block(SimpleNamespace(**row), i, run.label, expected))
-    note = (f"<p>Showing {MAX_CASES} of {total} records.</p>" if total > MAX_CASES
-            else f"<p>{total} record(s); click one to see its conversation, evaluators and "
-                 "trace.</p>")
+    records = [(i, row) for i, run in enumerate(runs) for row in sorted(run.rows, key=_case_order)]
+    if total > MAX_CASES:
+        records = sorted(records, key=lambda x: x[1].get("verdict") == "pass")[:MAX_CASES]
+    partners = Partners(runs)
+    blocks = [case_block(SimpleNamespace(**row), i, runs[i].label,
+                         contexts.get(_context_key(row.get("case_key"))), partners.diff(row, i))
+              for i, row in records]
+    note = (f"<p>Showing {MAX_CASES} of {total} records (failures and errors first).</p>"
+            if total > MAX_CASES else f"<p>{total} record(s); click one to see its "
+                                      "conversation, evaluators and trace.</p>")
     return (note + filter_box("", "filter cases (id, text)…", items="details.case")
             + "<div id='cases'>" + "".join(blocks) + "</div>")
 

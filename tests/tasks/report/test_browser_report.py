@@ -1,6 +1,8 @@
-"""`agentv report` of two runs in headless Chromium (Debian package): the per-case matrix
-with a flip highlighted, a case drill-down with its trace and tool calls, sorting and
-filtering. Screenshots are kept under .agentv/screenshots/ (CI artifacts)."""
+"""`agentv report` of two runs on two targets in headless Chromium (Debian package): cases
+matched by id across the targets as `compare` matches them, a flip highlighted, "only
+changed", a failed case's drill-down (whole conversation, expected outcome, reference,
+evaluators, diff against the other target's answer, trace), sorting. Screenshots are kept
+under .agentv/screenshots/ (CI artifacts)."""
 from __future__ import annotations
 
 import json
@@ -20,6 +22,13 @@ TRACE = [{"type": "tool_call", "tool": "search_web", "input": {"q": "capital of 
          {"type": "llm_call", "model": "mock-1", "input_tokens": 12, "output_tokens": 7}]
 
 
+@pytest.fixture(scope="module")
+def runs(prefect_api, tmp_path_factory) -> tuple[Path, Path, Path]:
+    """One run of the suite per target (alpha, beta): both tests read them."""
+    tmp_path = tmp_path_factory.mktemp("report-runs")
+    return (*two_runs(tmp_path), tmp_path)
+
+
 def two_runs(tmp_path: Path) -> tuple[Path, Path]:
     suite = tmp_path / "geo.yaml"
     suite.write_text(textwrap.dedent("""\
@@ -27,7 +36,12 @@ def two_runs(tmp_path: Path) -> tuple[Path, Path]:
         evalcases:
           - id: capital-france
             expected_outcome: Names Paris as the capital.
-            input: What is the capital of France?
+            input:
+              - role: system
+                content: You are a geography tutor.
+              - role: user
+                content: What is the capital of France?
+            expected_output: Paris.
           - id: capital-italy
             expected_outcome: Names Rome as the capital.
             input: What is the capital of Italy?
@@ -36,15 +50,16 @@ def two_runs(tmp_path: Path) -> tuple[Path, Path]:
             input: Which river flows through Paris?
         """))
     outs = []
-    for name, answer in (("baseline", "Paris is the capital; Rome is the capital; the Seine river"),
-                         ("candidate", "The capital is Lyon, river Seine; Rome is the capital")):
+    for name, target, answer in (
+            ("baseline", "alpha", "Paris is the capital; Rome is the capital; the Seine river"),
+            ("candidate", "beta", "The capital is Lyon, river Seine; Rome is the capital")):
         targets = tmp_path / f"{name}-targets.yaml"
-        targets.write_text("$schema: agentv-targets-v2\ntargets:\n  - name: default\n"
+        targets.write_text(f"$schema: agentv-targets-v2\ntargets:\n  - name: {target}\n"
                            "    provider: mock\n" + f"    response: {json.dumps(answer)}\n"
                            + f"    trace: {json.dumps(TRACE)}\n")
         out = tmp_path / f"{name}.jsonl"
-        proc = run_cli("eval", str(suite), "--targets", str(targets), "--out", str(out),
-                       "--include-trace")
+        proc = run_cli("eval", str(suite), "--targets", str(targets), "--target", target,
+                       "--out", str(out), "--include-trace")
         assert proc.returncode == 0, proc.stdout + proc.stderr
         outs.append(out)
     return outs[0], outs[1]
@@ -52,18 +67,17 @@ def two_runs(tmp_path: Path) -> tuple[Path, Path]:
 
 def matrix_column(b: Browser, index: int) -> list[str]:
     return b.js(f"""Array.from(document.querySelectorAll('#matrix tbody tr'))
-        .filter(r => r.style.display !== 'none').map(r => r.cells[{index}].innerText.trim())""")
+        .map(r => r.cells[{index}].innerText.trim())""")
 
 
-def test_report_of_two_runs_matrix_drill_down_sorting(prefect_api, tmp_path):
+def test_report_of_two_targets_matrix_drill_down_diff(runs, tmp_path):
     exe = chromium()
-    baseline, candidate = two_runs(tmp_path)
+    baseline, candidate, _ = runs
     page = tmp_path / "compare.html"
     proc = run_cli("report", str(baseline), str(candidate), "-o", str(page))
     assert proc.returncode == 0, proc.stderr
     html = page.read_text()
     assert not re.search(r"(src|href)\s*=\s*['\"]?(https?:)?//", html)  # self-contained
-    assert "['" not in html.split("<h2>")[0]  # the header is no Python list
     assert "NA&gt;" not in html and "nan" not in re.sub(r"<[^>]+>", "", html).split()
     with Browser(exe) as b:
         b.open(page.as_uri())
@@ -71,48 +85,52 @@ def test_report_of_two_runs_matrix_drill_down_sorting(prefect_api, tmp_path):
         assert b.js("document.querySelector('h1').innerText") == \
             "agentv report: baseline vs candidate"
         header = b.js("Array.from(document.querySelectorAll('#matrix th')).map(h => h.innerText)")
-        assert [h.rstrip(" ↕") for h in header] == [
-            "case", "target", "baseline", "candidate", "Δ last − first", "change"]
+        assert [h.rstrip(" ↕") for h in header] == [  # one row per case across both targets
+            "case", "baseline · alpha", "candidate · beta", "Δ last − first", "change"]
         assert matrix_column(b, 0) == ["capital-france", "capital-italy", "river"]
         flipped = b.js("Array.from(document.querySelectorAll('#matrix tr.flip'))"
-                       ".map(r => r.cells[0].innerText + ':' + r.cells[5].innerText)")
+                       ".map(r => r.cells[0].innerText + ':' + r.cells[4].innerText)")
         assert flipped == ["capital-france:regressed"]
         assert "1 of 3 case(s) change pass/fail" in b.text()
         b.js("document.getElementById('flip-count').scrollIntoView()")
         b.screenshot("report-matrix.png")
 
         click_text(b, "Δ last − first")  # ascending: the regression first
-        assert matrix_column(b, 0)[0] == "capital-france"
-        deltas = [float(d) for d in matrix_column(b, 4)]
-        assert deltas == sorted(deltas)
+        deltas = [float(d) for d in matrix_column(b, 3)]
+        assert matrix_column(b, 0)[0] == "capital-france" and deltas == sorted(deltas)
         click_text(b, "Δ last − first")
-        assert [float(d) for d in matrix_column(b, 4)] == sorted(deltas, reverse=True)
+        assert [float(d) for d in matrix_column(b, 3)] == sorted(deltas, reverse=True)
 
         b.js("const f = document.getElementById('only-flips'); f.checked = true;"
              "f.dispatchEvent(new Event('change'))")
         assert matrix_column(b, 0) == ["capital-france"]
+        assert "1 of 3 case(s) · page 1 of 1" in b.text()
 
-        b.js("document.querySelector('#matrix tr.flip td:nth-child(4) a').click()")
-        b.wait_for("document.getElementById('case-2-capital-france-default-0').open")
-        case = b.js("document.getElementById('case-2-capital-france-default-0').innerText")
-        for text in ("Conversation", "What is the capital of France?", "Expected outcome",
-                     "Names Paris as the capital.", "The capital is Lyon", "does not mention",
-                     "Trace and tool calls", "search_web", "capital of France", "mock-1",
-                     "latency:", "tokens:", "cost:", "Offline heuristic judge"):
+        b.js("document.querySelector('#matrix tr.flip td:nth-child(3) a').click()")
+        b.wait_for("document.getElementById('case-2-capital-france-beta-0').open")
+        case = b.js("document.getElementById('case-2-capital-france-beta-0').innerText")
+        for text in ("Conversation", "system", "You are a geography tutor.",
+                     "What is the capital of France?", "Expected outcome",
+                     "Names Paris as the capital.", "Reference answer", "Paris.", "fail",
+                     "The capital is Lyon", "does not mention", "Offline heuristic judge",
+                     "Answer beside another run", "baseline · alpha", "candidate · beta",
+                     "-Paris is the capital; Rome is the capital; the Seine river",
+                     "+The capital is Lyon, river Seine; Rome is the capital",
+                     "Trace and tool calls", "search_web", "mock-1", "latency:", "cost:"):
             assert text in case, (text, case)
         b.screenshot("report-drill-down.png")
 
 
-def test_one_run_with_trials_keeps_trials(prefect_api, tmp_path):
-    baseline, _ = two_runs(tmp_path)
+def test_one_run_with_trials_keeps_trials(runs, tmp_path):
+    folder = runs[2]
     trials = tmp_path / "trials.jsonl"
-    proc = run_cli("eval", str(tmp_path / "geo.yaml"), "--targets",
-                   str(tmp_path / "baseline-targets.yaml"), "--out", str(trials),
-                   "--trials", "2")
+    proc = run_cli("eval", str(folder / "geo.yaml"), "--targets",
+                   str(folder / "baseline-targets.yaml"), "--target", "alpha",
+                   "--out", str(trials), "--trials", "2")
     assert proc.returncode == 0, proc.stderr
     page = tmp_path / "t.html"
     assert run_cli("report", str(trials), "-o", str(page)).returncode == 0
     html = page.read_text()
     assert "agentv report: trials</h1>" in html and "one run" in html
-    assert "(2/2 pass)" in html and "<th>Δ last − first</th>" not in html
+    assert ',"pass",2,2,' in html and "Δ last − first" not in html  # the matrix's cells
     assert html.count("class='case'") == 6  # every trial has its drill-down

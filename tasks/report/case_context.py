@@ -1,0 +1,63 @@
+"""What a record does not hold about its case, read back from the eval file its
+``case_key`` names (when it can still be read): the expected outcome, the reference answer
+and the files attached to the input (guidelines marked). And the side-by-side answers of one
+case on two runs or targets with their line diff (``difflib``)."""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tasks.report.html import escape_text
+
+
+@dataclass
+class CaseContext:
+    expected_outcome: str = ""
+    reference_answer: str = ""
+    guidelines: list[str] = field(default_factory=list)
+    attachments: list[str] = field(default_factory=list)
+
+
+def _text(message: Any) -> str:
+    return "\n".join(s.text for s in message.segments if s.kind == "text")
+
+
+def _context(case: Any) -> CaseContext:
+    files = [s for m in case.input_messages for s in m.segments if s.kind == "file"]
+    reference = _text(case.expected_messages[-1]) if case.expected_messages else ""
+    return CaseContext(case.expected_outcome, reference,
+                       [s.display or s.path or "" for s in files if s.is_guideline],
+                       [s.display or s.path or "" for s in files if not s.is_guideline])
+
+
+def case_contexts(case_keys: Any) -> dict[str, CaseContext]:
+    """case file::eval_id → its context, from the eval files still on disk."""
+    from providers.errors import ConfigError
+    from tasks.load.discover import repo_root
+    from tasks.load.files import load_suite
+    found: dict[str, CaseContext] = {}
+    names = {str(k).split("::")[0] for k in case_keys if isinstance(k, str) and "::" in k}
+    for name in sorted(names):
+        path = next((p for p in (Path(name), repo_root() / name) if p.is_file()), None)
+        try:
+            suite = load_suite(path, warn=lambda _: None) if path else None
+        except (ConfigError, OSError, ValueError):
+            suite = None
+        for case in suite.cases if suite else []:
+            found[f"{name}::{case.id}"] = _context(case)
+    return found
+
+
+def answer_diff(mine: Any, theirs: Any, my_label: str, their_label: str) -> str:
+    """Both answers side by side and their line diff (theirs → mine)."""
+    a, b = str(theirs or ""), str(mine or "")
+    lines = difflib.unified_diff(a.splitlines(), b.splitlines(), their_label, my_label,
+                                 lineterm="", n=2)
+    css = {"+": "add", "-": "del", "@": "hunk"}
+    body = "".join(f"<span class='{css.get(line[:1], '')}'>{escape_text(line)}</span>\n"
+                   for line in lines) or "(the answers are the same)"
+    return (f"<div class='side-by-side'><div><b>{escape_text(their_label)}</b>"
+            f"<pre>{escape_text(a)}</pre></div><div><b>{escape_text(my_label)}</b>"
+            f"<pre>{escape_text(b)}</pre></div></div><pre class='diff'>{body}</pre>")
