@@ -27,7 +27,7 @@ def run_dataset(dataset: Dataset, target: str | Target | Callable[[Any], Any], e
                 workers: int = 1, out: str | None = None, name: str = "dataset",
                 shard: str | None = None, task_runner: str | None = None,
                 dask_address: str | None = None, prefect_tasks: str = "batch",
-                log: Callable[[str], None] = _log) -> EvalReport:
+                verbose: bool = False, log: Callable[[str], None] = _log) -> EvalReport:
     """Run every sample against ``target`` and score it with ``evaluator``, through the same
     Prefect flow as ``agentv eval`` (result records, Parquet and artifacts included).
 
@@ -40,7 +40,9 @@ def run_dataset(dataset: Dataset, target: str | Target | Callable[[Any], Any], e
     Dask cluster (targets named in targets.yaml are resolved on the workers; a callable is
     shipped to them); ``prefect_tasks="case"`` shows each sample as its own task runs.
     Raises ``ConfigError`` before anything runs when an option, the target or the judge
-    is wrong."""
+    is wrong. The run goes to the CLI's long-lived Prefect server (started on first use, as
+    ``agentv eval`` does); its link and results path go to ``log`` (stderr by default).
+    ``verbose=True`` lets Prefect's own INFO logs reach the console too."""
     from functools import partial
 
     from tasks.api.callable_target import CallableProvider, typed_evaluators
@@ -52,7 +54,7 @@ def run_dataset(dataset: Dataset, target: str | Target | Callable[[Any], Any], e
     with secrets.scope():  # the targets' secrets: the caller's registry, else this run's
         opts = EvalOptions(paths=[], out=out, workers=workers, shard=shard,
                            task_runner=task_runner, dask_address=dask_address,
-                           prefect_tasks=prefect_tasks)  # checked as it is made
+                           prefect_tasks=prefect_tasks, verbose=verbose)  # checked as made
         used, main, judge_name = run_targets(target, judge, targets, log)
         provider = (CallableProvider(used[main], target, {s.id: s.input for s in dataset})
                     if used[main].provider == "python" and callable(target) else None)
@@ -66,11 +68,24 @@ def run_dataset(dataset: Dataset, target: str | Target | Callable[[Any], Any], e
         runtimes = typed_runtimes(used, main, judge_name, provider, jobs)
         specs = (target if provider is None else None, judge, targets, provider)
         records: list[dict[str, Any]] = []
+        _point_at_server(verbose, log)  # Prefect reads its settings when first imported
         from flows.distributed import ShippedJobs
-        from flows.launch import run_plan  # Prefect loads only here
+        from flows.launch import run_plan
         outcome = run_plan(plan, runtimes, on_record=records.append, log=log, remote=lambda part:
                            ShippedJobs(part, partial(_worker_runtimes, *specs, part)))
+        for label, key in (("prefect flow run", "flow_run_url"), ("results", "results")):
+            if outcome.get(key):
+                log(f"agentv: {label}: {outcome[key]}")
         return report_from_records(records, [j.case.id for j in jobs], outcome.get("results"))
+
+
+def _point_at_server(verbose: bool, log: Callable[[str], None]) -> None:
+    """Before Prefect is imported: its API is agentv's long-lived server (not a temporary
+    one per call) and its console logs are quiet unless ``verbose``."""
+    from flows.preload import quiet_prefect_console
+    from flows.server import ensure_api
+    quiet_prefect_console(verbose)
+    ensure_api(log)
 
 
 def _worker_runtimes(target: Any, judge: Any, targets: str | None, provider: Any,

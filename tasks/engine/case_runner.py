@@ -188,6 +188,8 @@ class CaseRunner:
                                   "dataset": case.dataset}
         if case.conversation_id:
             record["conversation_id"] = case.conversation_id
+        if case.expected_outcome and case.format != FORMAT:  # (4.x: AgentV's keys only)
+            record["expected_outcome"] = case.expected_outcome
         key, value = provider_request_record(request, runtime.provider.kind, error)
         record.update({"target": runtime.name, "trial": job.trial, "case_key": job.key,
                        key: value})

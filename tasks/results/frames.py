@@ -24,6 +24,7 @@ cost_usd              float64   target cost
 judge_cost_usd        float64   sum of the evaluators' costs
 cached                boolean   the response came from the cache
 question              string    the question sent (from the provider request)
+expected_outcome      string    the case's expected outcome
 candidate_answer      string    the target's answer
 reasoning             string    the evaluators' reasoning
 hits, misses          string    JSON lists
@@ -34,9 +35,14 @@ evaluator_provider_request string JSON
 trace_summary         string    JSON
 error_details         string    JSON
 extra                 string    JSON object of any other record keys (trace, ...)
+evaluators            list      one struct per evaluator: name, type, score, weight,
+                                verdict, hits, misses (lists), reasoning, error
+run                   string    (``load_results`` only) the results file's stem
 ====================  ========  ====================================================
 
-Nested fields are JSON strings so JSONL, YAML and Parquet load to identical frames.
+Nested fields are JSON strings (and ``evaluators`` a typed list) so JSONL, YAML and Parquet
+load to identical frames; ``tasks.results.tidy.load_evaluators`` gives one row per case ×
+evaluator.
 Parquet is written from the results file in row groups (constant memory for any run size)
 by the writer a run streams its Parquet file through (tasks/results/parquet_file.py:
 pyarrow, ZSTD, column statistics); every string passes through ``redact`` on the way.
@@ -133,12 +139,26 @@ def record_to_row(record: dict[str, Any]) -> dict[str, Any]:
         "cost_usd": _number(usage.get("cost_usd"), float),
         "judge_cost_usd": _judge_cost(record), "cached": bool(record.get("cached", False)),
         "question": _text(_question(record)),
+        "expected_outcome": _text(record.get("expected_outcome")),
         "candidate_answer": _text(record.get("candidate_answer")),
         "reasoning": _text(record.get("reasoning")),
     })
     extra = {k: v for k, v in record.items() if k not in KNOWN_KEYS}
     row["extra"] = _json(extra) if extra else None
+    row["evaluators"] = [_evaluator(r) for r in record.get("evaluator_results") or []
+                         if isinstance(r, dict)]
     return row
+
+
+def _evaluator(result: dict[str, Any]) -> dict[str, Any]:
+    """One evaluator's result → a struct of the ``evaluators`` column (strings redacted)."""
+    return {"name": _text(result.get("name")), "type": _text(result.get("type")),
+            "score": _number(result.get("score"), float),
+            "weight": _number(result.get("weight"), float),
+            "verdict": _text(result.get("verdict")),
+            "hits": [redact(str(h)) for h in result.get("hits") or []],
+            "misses": [redact(str(m)) for m in result.get("misses") or []],
+            "reasoning": _text(result.get("reasoning")), "error": _text(result.get("error"))}
 
 
 def _check_record(record: Any, where: str) -> dict[str, Any]:
@@ -216,10 +236,13 @@ def _read_records(path: Path, columns: list[str] | None):
     return table.select(list(columns)) if columns else table
 
 
-def _expand_paths(path: str | Path | list) -> list[Path]:
+def _expand_paths(path: str | Path | list | tuple) -> list[Path]:
     items = path if isinstance(path, (list, tuple)) else [path]
     out: list[Path] = []
     for item in items:
+        if isinstance(item, (list, tuple)):
+            out.extend(_expand_paths(item))
+            continue
         text = str(item)
         matches = sorted(glob.glob(text)) if any(c in text for c in "*?[") else [text]
         if not matches:
@@ -231,16 +254,33 @@ def _expand_paths(path: str | Path | list) -> list[Path]:
     return out
 
 
+def _read_table(path: Path, columns: list[str] | None):
+    return read_parquet(path, columns) if path.suffix == ".parquet" else _read_records(path,
+                                                                                     columns)
+
+
 def load_table(path: str | Path | list, columns: list[str] | None = None):
     """Results file(s) → one pyarrow Table with the schema's columns."""
     import pyarrow as pa
-    tables = [(read_parquet(p, columns) if p.suffix == ".parquet" else _read_records(p, columns))
-              for p in _expand_paths(path)]
+    tables = [_read_table(p, columns) for p in _expand_paths(path)]
     return pa.concat_tables(tables) if len(tables) > 1 else tables[0]
 
 
-def load_results(path: str | Path | list, columns: list[str] | None = None):
-    """Results file(s) (JSONL, YAML or Parquet; a list or glob) → pandas DataFrame.
+def load_runs(paths: tuple, columns: list[str] | None = None):
+    """Results files (paths, lists or globs) → one pyarrow Table with a last ``run`` column:
+    each row's file stem (a run's JSONL and Parquet files share it)."""
+    import pyarrow as pa
+    tables = []
+    for path in _expand_paths(paths):
+        table = _read_table(path, columns)
+        tables.append(table.append_column("run", pa.array([path.stem] * len(table),
+                                                          pa.string())))
+    return pa.concat_tables(tables) if len(tables) > 1 else tables[0]
+
+
+def load_results(*paths: str | Path | list, columns: list[str] | None = None):
+    """Results file(s) (JSONL, YAML or Parquet; lists or globs) → one pandas DataFrame, with
+    a ``run`` column naming the file each row came from.
 
     ``load_results('.agentv/results/eval_….jsonl').score.mean()``
     """
@@ -249,5 +289,7 @@ def load_results(path: str | Path | list, columns: list[str] | None = None):
     unknown = [c for c in columns or () if c not in COLUMN_TYPES]
     if unknown:
         raise ConfigError(f"unknown result column(s): {', '.join(unknown)}")
+    if not paths:
+        raise ConfigError("load_results needs at least one results file")
     mapping = {pa.int64(): pd.Int64Dtype(), pa.bool_(): pd.BooleanDtype()}
-    return load_table(path, columns).to_pandas(types_mapper=mapping.get)
+    return load_runs(paths, columns).to_pandas(types_mapper=mapping.get)

@@ -31,7 +31,8 @@ from tasks.results.schema import COLUMNS, JSON_COLUMNS, TEXT_COLUMNS, arrow_sche
 
 ROWS_PER_GROUP = 500
 COMPRESSION = "zstd"
-STATISTICS = [c for c in COLUMNS if c not in (*TEXT_COLUMNS, *JSON_COLUMNS, "extra")]
+STATISTICS = [c for c in COLUMNS
+              if c not in (*TEXT_COLUMNS, *JSON_COLUMNS, "extra", "evaluators")]
 MAX_QUEUED = 4  # row groups waiting for the writer thread before ``add`` waits for it
 log = logging.getLogger("agentv.sink")
 

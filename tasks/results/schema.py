@@ -7,13 +7,16 @@ from pathlib import Path
 
 from providers.errors import ConfigError
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"  # 2: expected_outcome and the nested evaluators column
 REQUIRED_COLUMNS = ("eval_id", "score")
 STRING_COLUMNS = ("timestamp", "eval_id", "dataset", "conversation_id", "target", "case_key")
 JSON_COLUMNS = ("hits", "misses", "evaluator_results", "lm_provider_request",
                 "agent_provider_request", "evaluator_provider_request", "trace_summary",
                 "error_details")
-TEXT_COLUMNS = ("question", "candidate_answer", "reasoning")
+TEXT_COLUMNS = ("question", "expected_outcome", "candidate_answer", "reasoning")
+EVALUATOR_FIELDS = {"name": "string", "type": "string", "score": "float64", "weight": "float64",
+                    "verdict": "string", "hits": "strings", "misses": "strings",
+                    "reasoning": "string", "error": "string"}
 COLUMN_TYPES: dict[str, str] = {
     "timestamp": "string", "eval_id": "string", "dataset": "string",
     "conversation_id": "string", "target": "string", "trial": "int64", "case_key": "string",
@@ -21,15 +24,22 @@ COLUMN_TYPES: dict[str, str] = {
     "latency_ms": "float64", "input_tokens": "int64", "output_tokens": "int64",
     "cost_usd": "float64", "judge_cost_usd": "float64", "cached": "bool",
     **{c: "string" for c in TEXT_COLUMNS}, **{c: "string" for c in JSON_COLUMNS},
-    "extra": "string",
+    "extra": "string", "evaluators": "evaluators",
 }
 COLUMNS = tuple(COLUMN_TYPES)
 
 
-def arrow_schema():
+def _arrow_types() -> dict:
     import pyarrow as pa
     types = {"string": pa.string(), "int64": pa.int64(), "float64": pa.float64(),
-             "bool": pa.bool_()}
+             "bool": pa.bool_(), "strings": pa.list_(pa.field("element", pa.string()))}
+    evaluator = pa.struct([(name, types[kind]) for name, kind in EVALUATOR_FIELDS.items()])
+    return types | {"evaluators": pa.list_(pa.field("element", evaluator))}  # Parquet's name
+
+
+def arrow_schema():
+    import pyarrow as pa
+    types = _arrow_types()
     return pa.schema([(name, types[kind]) for name, kind in COLUMN_TYPES.items()],
                      metadata={"agentv_schema_version": SCHEMA_VERSION})
 

@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 
 from tasks.results.frames import load_results
+from tasks.results.tidy import load_evaluators
 from tests.conftest import EXAMPLE, ROOT, run_cli
 
 pytestmark = pytest.mark.slow  # end-to-end (docs/development.md: the fast subset)
@@ -72,6 +73,14 @@ def test_run_writes_parquet_with_the_jsonl_records(trial_run):
     pd.testing.assert_frame_equal(load_results(out), load_results(parquet))
     df = load_results(parquet)
     assert len(df) == 12 and sorted(df.trial.unique()) == [0, 1, 2, 3]
+    assert set(df.expected_outcome) == {f"expected for {e}" for e in ("steady", "always-bad",
+                                                                      "flaky")}
+    ev = load_evaluators(parquet)  # one row per case × evaluator, no JSON to parse
+    assert len(ev) == 12 and set(ev.evaluator) == {"scripted"} and set(ev.run) == {"results"}
+    bad = ev[ev.eval_id == "always-bad"]
+    assert set(bad.reasoning) == {"always-bad scored 0.1"} and set(bad.verdict) == {"fail"}
+    flaky = ev[ev.eval_id == "flaky"]
+    assert sorted(map(list, flaky.misses)) == [[], [], ["flaked"], ["flaked"]]
     one_liner = (f"from tasks.results.frames import load_results; "
                  f"print(round(load_results('{parquet}').score.mean(), 4))")
     proc = subprocess.run([sys.executable, "-c", one_liner], capture_output=True, text=True,

@@ -57,7 +57,7 @@ def test_jsonl_yaml_and_parquet_load_to_the_same_frame(tmp_path):
     for other in frames[1:]:
         pd.testing.assert_frame_equal(frames[0], other)
     df = frames[0]
-    assert list(df.columns) == list(COLUMNS)
+    assert list(df.columns) == [*COLUMNS, "run"] and set(df.run) == {"r"}
     assert df.score.mean() == pytest.approx(0.4)
     assert list(df.verdict) == ["pass", "fail", "error"]
     assert list(df.trial) == [0, 1, 0] and str(df.trial.dtype) == "Int64"
@@ -72,7 +72,7 @@ def test_jsonl_yaml_and_parquet_load_to_the_same_frame(tmp_path):
     assert json.loads(df.trace_summary.iloc[1]) == {"tool_calls": 2}
     assert df.extra.isna().all()
     meta = pq.read_schema(parquet).metadata
-    assert meta[b"agentv_schema_version"] == b"1"
+    assert meta[b"agentv_schema_version"] == b"2"
 
 
 def test_agentv_minimal_lines_load_with_defaults(tmp_path):
@@ -90,7 +90,8 @@ def test_parquet_is_written_in_chunks_and_lists_and_globs_concatenate(tmp_path):
     out = write_parquet(first, chunk_rows=100)
     assert pq.ParquetFile(out).metadata.num_row_groups == 12
     df = load_results(str(tmp_path / "shard-*.jsonl"), columns=["eval_id", "score"])
-    assert len(df) == 2500 and list(df.columns) == ["eval_id", "score"]
+    assert len(df) == 2500 and list(df.columns) == ["eval_id", "score", "run"]
+    assert df.run.value_counts().to_dict() == {"shard-1": 1200, "shard-2": 1300}
     assert len(load_results([first, out])) == 2400
 
 

@@ -42,10 +42,15 @@ def test_row_groups_schema_statistics_zstd_and_created_by(tmp_path):
     assert f.schema_arrow.equals(arrow_schema(), check_metadata=True)
     assert f.schema_arrow.metadata == {b"agentv_schema_version": SCHEMA_VERSION.encode()}
     first = meta.row_group(0)
-    for i, name in enumerate(COLUMNS):
+    flat = [c for c in COLUMNS if c != "evaluators"]  # the nested column comes last
+    for i, name in enumerate(flat):
         column = first.column(i)
         assert column.path_in_schema == name and column.compression == "ZSTD"
         assert column.is_stats_set == (name in STATISTICS), name
+    leaves = [first.column(i) for i in range(len(flat), first.num_columns)]
+    assert [c.path_in_schema.split(".")[-1] for c in leaves][:2] == ["name", "type"]
+    assert all(c.path_in_schema.startswith("evaluators.") and c.compression == "ZSTD"
+               for c in leaves)
     score, eval_id = (first.column(COLUMNS.index(c)).statistics for c in ("score", "eval_id"))
     assert (score.min, score.max, score.null_count) == (0.0, 0.9, 0)
     assert (eval_id.min, eval_id.max) == ("case-000", "case-009")
