@@ -108,7 +108,7 @@ def run_plan(plan, runtimes, *, on_record: Callable[[dict], None] | None = None,
             writer.close()
         launch.recording.close()
         launch.release()
-        if "prefect.logging.handlers" in sys.modules:
+        if "prefect.logging.handlers" in sys.modules and not launch.recording.lost:
             from prefect.logging.handlers import APILogWorker
             APILogWorker.drain_all(timeout=5)  # the run's logs reach the API before we return
 

@@ -20,7 +20,7 @@ from typing import Any, Awaitable, Callable, TypeVar
 
 PREFECT_LOST_EXIT = 3
 PROBE_EVERY_S, PROBE_MISSES = 1.0, 3  # the API lost: 3 probes in a row refused
-SLOW_LOST_S = 30.0  # a server that accepts connections but never answers: lost after this
+SLOW_LOST_S = 120.0  # accepts connections, never answers: lost (a busy one is only slow)
 R = TypeVar("R")
 log = logging.getLogger("agentv.recording")
 # what an exception of these types becomes once scrubbed of a secret (flows/scrubbed.py)
@@ -124,6 +124,7 @@ class Recording:
     def _no_retries(self) -> None:
         if not self._prefect_ready or self._retries is not None:
             return
+        _silence_prefect()
         from prefect.settings import get_current_settings
         client = get_current_settings().client
         self._retries = (client, client.max_retries)
@@ -185,6 +186,16 @@ class Recording:
             return None
         finally:
             self._sending.discard(sending)
+
+
+def _silence_prefect() -> None:
+    """The API is gone: the one ``error:`` line says so. Prefect's services would print
+    each failed send (a traceback per event batch, "--- Error logging to API ---"), now and
+    at exit, so its loggers go quiet and its log sender's stderr fallback with them."""
+    logging.raiseExceptions = False
+    for name, logger in list(logging.root.manager.loggerDict.items()):
+        if name.split(".", 1)[0] == "prefect" and isinstance(logger, logging.Logger):
+            logger.disabled = True
 
 
 def run_logger() -> logging.Logger | logging.LoggerAdapter:

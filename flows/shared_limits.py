@@ -47,6 +47,7 @@ class PrefectSlots:
         self._ready: asyncio.Task[None] | None = None
         self._renewer: asyncio.Task[None] | None = None
         self._asking = asyncio.Lock()
+        self._freed = asyncio.Event()  # set when this process gives a slot back
 
     @property
     def rate_name(self) -> str:
@@ -91,11 +92,19 @@ class PrefectSlots:
                 return reply
         async with self._asking:
             while True:
+                self._freed.clear()
                 status, reply, retry_after = await self._post(path, body)
                 if status != LOCKED:
                     return reply
-                await asyncio.sleep(min(max(retry_after or POLL_CAP_S, POLL_FLOOR_S),
-                                        POLL_CAP_S))
+                await self._until_freed(min(max(retry_after or POLL_CAP_S, POLL_FLOOR_S),
+                                            POLL_CAP_S))
+
+    async def _until_freed(self, delay: float) -> None:
+        """Wait ``delay``, or less: a slot this process gives back is asked for at once."""
+        try:
+            await asyncio.wait_for(self._freed.wait(), delay)
+        except TimeoutError:
+            pass
 
     async def _post(self, path: str, body: dict[str, Any]) -> tuple[int, Any, float | None]:
         return await self._call("POST", f"/v2/concurrency_limits/{path}", body)
@@ -123,13 +132,16 @@ class PrefectSlots:
             return status, reply, float(after) if after else None
 
     async def _release(self, lease: str) -> None:
+        """A lease taken on the server is given back there, even after the run went
+        offline (a slow answer): only a failed release is left to the lease's expiry."""
         self.leases.pop(lease, None)
-        if self._http is None or self.offline:
+        if self._http is None:
             return
         try:
             await self._post("decrement-with-lease", {"lease_id": lease})
         except Exception as err:  # noqa: BLE001 - the lease expires on its own
             self._go_offline(str(err) or type(err).__name__)
+        self._freed.set()
 
     async def _connect(self) -> None:
         """The HTTP session of this run, and the limit (created if missing), once."""

@@ -7,9 +7,11 @@ from __future__ import annotations
 import html
 import re
 
-# C0 and C1 controls, DEL, and the bidi embeddings/overrides/isolates (U+202A-E, U+2066-9)
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-_UNSAFE_IN_TEXT = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# C0 and C1 controls, DEL, the line and paragraph separators (U+2028-9) and the bidi
+# embeddings/overrides/isolates (U+202A-E, U+2066-9)
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_UNSAFE_IN_TEXT = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e"
+                             "\u2066-\u2069]")
 
 
 def _escape(match: re.Match[str]) -> str:

@@ -4,9 +4,9 @@ Nothing is loaded from the network."""
 from __future__ import annotations
 
 import math
-import re
-from html import escape
 from typing import Any
+
+from providers.printable import html_text as escape
 
 CSS = """body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:1200px;color:#222}
 h1{margin-bottom:.2rem}h2{margin-top:2rem;border-bottom:1px solid #ddd}
@@ -56,17 +56,10 @@ window.addEventListener('hashchange',openCase);openCase();
 document.documentElement.dataset.rendered='1';"""
 
 
-CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
-
-
 def escape_text(value: Any) -> str:
-    """HTML-escaped text with control characters shown as ``\\xNN`` (``\\uNNNN``)."""
-    return CONTROL.sub(_visible, escape(str(value)))
-
-
-def _visible(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    """HTML-escaped text with control characters, terminal escapes and bidi overrides shown
+    as ``\\xNN`` (``\\uNNNN``); newlines and tabs kept (one printable: providers/printable)."""
+    return escape(value)
 
 
 def missing(value: Any) -> bool:

@@ -4,9 +4,11 @@ and sorts in the browser — 200 rows drawn at a time, so 20,000 cases stay quic
 from __future__ import annotations
 
 import json
-from html import escape
 from importlib.resources import files
 from typing import Any
+
+from providers.printable import html_text as escape
+from providers.printable import printable
 
 from tasks.report.cases import case_anchor
 from tasks.report.runs import Column, Run, matrix
@@ -22,12 +24,16 @@ def _cell(cell: dict[str, Any] | None, column: Column, eval_id: str, target: str
 
 def matrix_data(runs: list[Run]) -> tuple[list[Column], dict[str, Any]]:
     columns, rows = matrix(runs)
-    payload = [[r["eval_id"], r["target"], [_cell(c, col, r["eval_id"], r["target"])
-                                            for c, col in zip(r["cells"], columns)],
+    payload = [[printable(r["eval_id"]), _shown(r["target"]),
+                [_cell(c, col, r["eval_id"], r["target"]) for c, col in zip(r["cells"], columns)],
                 None if r["delta"] is None else round(r["delta"], 6), r["change"]]
                for r in rows]
     return columns, {"rows": payload, "compare": len(columns) > 1,
                      "show_target": any(r["target"] for r in rows)}
+
+
+def _shown(target: str | None) -> str | None:
+    return None if target is None else printable(target)
 
 
 def script_json(value: Any) -> str:

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
+import sys
 import time
 from datetime import datetime, timezone
+from uuid import UUID
 
 import pytest
 
@@ -15,20 +18,39 @@ from providers.errors import ConfigError
 from tests.conftest import run_cli
 
 
-def _flow_with_a_task_and_an_artifact():
-    from prefect import flow, task
-    from prefect.artifacts import create_markdown_artifact
+RUN_TWICE = """
+import time
+from datetime import datetime, timezone
+from uuid import UUID
+from prefect import flow, task
+from prefect.artifacts import create_markdown_artifact
 
-    @task
-    def step() -> int:
-        create_markdown_artifact("a task's artifact", key="prune-test-task")
-        return 1
+@task
+def step() -> int:
+    create_markdown_artifact("a task's artifact", key="prune-test-task")
+    return 1
 
-    @flow(name="prune-test")
-    def run_once() -> int:
-        create_markdown_artifact("a flow's artifact", key="prune-test-flow")
-        return step()
-    return run_once
+@flow(name="prune-test")
+def run_once() -> int:
+    create_markdown_artifact("a flow's artifact", key="prune-test-flow")
+    return step()
+
+print(run_once(return_state=True).state_details.flow_run_id)
+time.sleep(3)
+print(datetime.now(timezone.utc).isoformat())
+time.sleep(1)
+print(run_once(return_state=True).state_details.flow_run_id)
+"""
+
+
+def _two_flow_runs(api_url: str) -> tuple[UUID, datetime, UUID]:
+    """An old and a young flow run, each with a task run and two artifacts, from a process
+    of their own (this one's Prefect event sender may still point at another server)."""
+    proc = subprocess.run([sys.executable, "-c", RUN_TWICE], capture_output=True, text=True,
+                          env={**os.environ, "PREFECT_API_URL": api_url}, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    old, split, young = proc.stdout.split()[-3:]
+    return UUID(old), datetime.fromisoformat(split), UUID(young)
 
 
 async def _kept(run_ids):
@@ -51,16 +73,11 @@ async def _kept(run_ids):
 def test_prune_deletes_older_runs_with_their_task_runs_and_artifacts(own_prefect_server):
     from prefect.settings import PREFECT_API_URL, temporary_settings
     with temporary_settings(updates={PREFECT_API_URL: own_prefect_server[0]}):
-        _old_pruned_young_kept()
+        _old_pruned_young_kept(own_prefect_server[0])
 
 
-def _old_pruned_young_kept() -> None:
-    run_once = _flow_with_a_task_and_an_artifact()
-    old = run_once(return_state=True).state_details.flow_run_id
-    time.sleep(3)
-    split = datetime.now(timezone.utc)
-    time.sleep(1)
-    young = run_once(return_state=True).state_details.flow_run_id
+def _old_pruned_young_kept(api_url: str) -> None:
+    old, split, young = _two_flow_runs(api_url)
     deadline = time.monotonic() + 60  # task runs reach the server as events
     while _kept_now([old, young])[1] != {old, young} and time.monotonic() < deadline:
         time.sleep(0.5)

@@ -305,9 +305,8 @@ def happened(out: Path, echo: EchoWire, console: str) -> None:
 ])
 def test_prefect_ui_url_never_has_credentials(monkeypatch, api, ui_before, ui_after):
     from flows.server import hide_credentials_in_ui_url
-    if ui_before is None:
-        monkeypatch.delenv("PREFECT_UI_URL", raising=False)
-    else:
-        monkeypatch.setenv("PREFECT_UI_URL", ui_before)
+    monkeypatch.setenv("PREFECT_UI_URL", ui_before or "")  # undone after the test, even
+    if ui_before is None:  # when the variable was not set before it
+        monkeypatch.delenv("PREFECT_UI_URL")
     hide_credentials_in_ui_url(api)
     assert os.environ.get("PREFECT_UI_URL") == ui_after
