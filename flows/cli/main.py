@@ -195,10 +195,15 @@ def compare_command(
     as_json: bool = typer.Option(False, "--json", help="Shorthand for --format json."),
     fail_on_regression: bool = typer.Option(
         False, help="Exit 1 only when the 95% CI of the mean delta lies below -threshold."),
+    only_changed: bool = typer.Option(False, "--only-changed",
+                                      help="List only wins and losses (not ties)."),
+    top: Optional[int] = typer.Option(None, "--top", min=1, metavar="N",
+                                      help="List only the N largest changes, losses first."),
 ) -> None:
-    """Compare two runs case by case; exit 1 when B's mean is below A's."""
+    """Compare two runs case by case; exit 1 when B's mean is below A's. The summary and
+    the exit code count every matched case, whatever --only-changed / --top list."""
     import json
-    from tasks.results.compare import compare_files, exit_code, format_table
+    from tasks.results.compare import compare_files, exit_code, format_table, shown
     fmt = "json" if as_json else output_format
     if fmt not in ("table", "json"):
         fail(ConfigError(f"unknown format '{fmt}' (expected table or json)", None, "--format"))
@@ -206,8 +211,10 @@ def compare_command(
         result = compare_files(file1, file2, threshold)
     except ConfigError as err:
         fail(err)
-    typer.echo(json.dumps(result, indent=2) if fmt == "json"
-               else format_table(result, file1, file2))
+    listed = {**result, "matched": shown(result["matched"], only_changed, top)}
+    hidden = len(result["matched"]) - len(listed["matched"])
+    typer.echo(json.dumps(listed, indent=2) if fmt == "json"
+               else format_table(listed, file1, file2, hidden))
     raise typer.Exit(exit_code(result, fail_on_regression))
 
 

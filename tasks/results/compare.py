@@ -168,7 +168,20 @@ def _signed(value: float, digits: int) -> str:
     return f"{'+' if value >= 0 else ''}{value:.{digits}f}"
 
 
-def format_table(result: dict[str, Any], file1: str, file2: str) -> str:
+def shown(matched: list[dict[str, Any]], only_changed: bool = False,
+          top: int | None = None) -> list[dict[str, Any]]:
+    """The matched cases to list: only wins and losses (``only_changed``); the ``top`` N
+    largest changes, losses before wins at equal size (else in the baseline's order)."""
+    rows = [m for m in matched if m["outcome"] != "tie"] if only_changed else list(matched)
+    if top is not None:
+        rows = sorted(rows, key=lambda m: (-abs(m["delta"]), m["delta"]))[:top]
+    return rows
+
+
+def format_table(result: dict[str, Any], file1: str, file2: str,
+                 hidden: int = 0) -> str:
+    """The table of ``result["matched"]``; ``hidden``: matched cases left out of it
+    (``--only-changed``, ``--top``), said in one line; the summary counts them all."""
     matched = result["matched"]
     label = lambda m: m["eval_id"] + (f" [{m['target']}]" if "target" in m else "") + (
         f" #{m['trial']}" if "trial" in m else "")
@@ -179,6 +192,8 @@ def format_table(result: dict[str, Any], file1: str, file2: str) -> str:
              f"  {'─' * width}  {'─' * 8}  {'─' * 9}  {'─' * 8}  {'─' * 8}"]
     lines += [f"  {label(m):<{width}}  {m['score1']:>8.2f}  {m['score2']:>9.2f}  "
               f"{_signed(m['delta'], 2):>8}  {marks[m['outcome']]}" for m in matched]
+    if hidden:
+        lines += ["", f"({hidden} more matched case(s) not listed: --only-changed / --top)"]
     unmatched = result["unmatched"]
     if unmatched["file1"] or unmatched["file2"]:
         lines += ["", f"⚠ Unmatched: {unmatched['file1']} in baseline, "

@@ -161,3 +161,18 @@ def test_compare_runs_as_the_real_command():
     proc = run_cli("compare", str(BASELINE), str(CANDIDATE), "--format", "json")
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["summary"]["meanDelta"] == 0.054
+
+
+def test_only_changed_and_top_list_fewer_cases_but_summarize_all(tmp_path):
+    a = write(tmp_path / "a.jsonl", {"same": 0.5, "up": 0.2, "down": 0.9, "dip": 0.6})
+    b = write(tmp_path / "b.jsonl", {"same": 0.5, "up": 0.5, "down": 0.1, "dip": 0.4})
+    changed = compare(a, b, "--only-changed")
+    listed = [line.split()[0] for line in changed.output.splitlines()
+              if line.strip().endswith(("win", "loss", "tie"))]
+    assert listed == ["up", "down", "dip"]  # the baseline's order, no tie
+    assert "(1 more matched case(s) not listed: --only-changed / --top)" in changed.output
+    assert "Summary: 1 win, 2 losses, 1 tie" in changed.output  # every case counted
+    top = json.loads(compare(a, b, "--top", "2", "--json").output)
+    assert [m["eval_id"] for m in top["matched"]] == ["down", "up"]  # largest change first
+    assert top["summary"]["matched"] == 4 and changed.exit_code == 1  # B is worse
+    assert compare(a, b, "--top", "0").exit_code == 2  # N >= 1
