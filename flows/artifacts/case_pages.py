@@ -19,7 +19,7 @@ from typing import Any
 
 from flows.artifacts.case_table import collected_tables, suite_of
 from flows.naming import artifact_key
-from tasks.results.case_rows import CASE_ROW_KEYS
+from tasks.results.case_rows import table_rows
 
 PAGE_ROWS = 1000  # a table this long goes out whole at the end; past it, in pages
 POLL_S = 0.25
@@ -38,7 +38,7 @@ def page_table(suite: str, target: str, number: int, rows: list[tuple[Any, ...]]
     span = f"{ordered[0][0]} … {ordered[-1][0]}" if ordered else "none"
     return (f"{artifact_key('cases', [suite], [target])}-p{number}",
             f"agentv cases: {suite} × {target}, page {number} ({len(rows)} case(s): {span})",
-            [dict(zip(CASE_ROW_KEYS, r)) for r in ordered])
+            table_rows(ordered))
 
 
 class CasePages:

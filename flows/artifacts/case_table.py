@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from flows.naming import artifact_key, suite_name
-from tasks.results.case_rows import CASE_ROW_KEYS
+from tasks.results.case_rows import table_rows
 
 
 def suite_of(case_key: Any) -> str:
@@ -31,5 +31,5 @@ def collected_tables(collected: dict[tuple[str, str], list[tuple[Any, ...]]]
     out = []
     for (suite, target) in sorted(merged):
         ordered = sorted(merged[(suite, target)], key=lambda r: (str(r[0]), r[1]))
-        out.append(_table(suite, target, [dict(zip(CASE_ROW_KEYS, r)) for r in ordered]))
+        out.append(_table(suite, target, table_rows(ordered)))
     return out

@@ -30,15 +30,23 @@ def _score(failure: Failure) -> str:
     return "n/a" if failure.score is None else f"{failure.score:.3f}"
 
 
-def failures_markdown(failures: Failures, counts: str) -> str:
-    """Worst first: errored cases, then the lowest scores; the reason each failed."""
+def _details(failure: Failure, links: dict[tuple[str, str, int], str]) -> str:
+    url = links.get((failure.eval_id, failure.target, failure.trial))
+    return f" · [case details]({url})" if url else ""
+
+
+def failures_markdown(failures: Failures, counts: str,
+                      links: dict[tuple[str, str, int], str] | None = None) -> str:
+    """Worst first: errored cases, then the lowest scores; the reason each failed, and the
+    link to its case details artifact (flows/artifacts/case_details.py) when it has one."""
+    links = links or {}
     worst = failures.worst()
     lines = ["# Failed cases", "", f"**{counts}**", ""]
     if not worst:
         return "\n".join(lines + ["No failed or errored cases."])
     # a list, not a table: a long reason wraps at 1,400 px instead of running off-screen
     lines += [f"- **{f.verdict} {_score(f)}** · {_cell(f.eval_id)} · {_cell(f.target)} · "
-              f"trial {f.trial} — {_cell(f.reason)}" for f in worst[:SHOWN]]
+              f"trial {f.trial} — {_cell(f.reason)}{_details(f, links)}" for f in worst[:SHOWN]]
     more = failures.failed + failures.errored - min(len(worst), SHOWN)
     if more > 0:
         lines += ["", f"… and {more} more failed case(s): see the results file."]
@@ -62,13 +70,13 @@ def _run_logger() -> Any:
         return log
 
 
-def publish_failures(failures: Failures, counts: str, suites: list[str],
-                     targets: list[str]) -> Any:
+def publish_failures(failures: Failures, counts: str, suites: list[str], targets: list[str],
+                     links: dict[tuple[str, str, int], str] | None = None) -> Any:
     """Log each failed case; the failures artifact (a coroutine to await)."""
     logger = _run_logger()
     for line in log_lines(failures):
         logger.info("%s", line)  # the console has its FAILED block
     return acreate_markdown_artifact(
         key=artifact_key("failures", suites, targets),
-        markdown=failures_markdown(failures, counts),
+        markdown=failures_markdown(failures, counts, links),
         description=f"agentv failed cases, worst first: {counts}")

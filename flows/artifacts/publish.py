@@ -12,7 +12,9 @@ written; without one (a merged file) a sink is fed the results file's records at
   rate, p50/p95 latency, tokens, cost;
 * ``agentv-summary-…``: markdown summary, score histogram, trials, gate failures;
 * ``agentv-failures-…``: the failed and errored cases, worst first, with the reason each
-  failed, and a log line per failed case (flows/artifacts/failures.py);
+  failed and a link to its case details (the worst 20: a markdown artifact each with the
+  whole case, flows/artifacts/case_details.py), and a log line per failed case
+  (flows/artifacts/failures.py);
 * ``agentv-results-file-…`` (and parquet, junit): links to the files.
 """
 from __future__ import annotations
@@ -29,6 +31,7 @@ from prefect.artifacts import (
     acreate_table_artifact,
 )
 
+from flows.artifacts.case_details import publish_case_details
 from flows.artifacts.case_pages import CasePages
 from flows.artifacts.case_table import suite_of
 from flows.artifacts.failures import publish_failures
@@ -156,8 +159,9 @@ async def publish_results(results: str | Path, options: EvalOptions, wall_s: flo
     summary["counts"] = sink.failures.counts(summary.get("mean"))
     summary["failures"] = [f.as_dict() for f in sink.failures.worst()]
     summary["failed_total"] = sink.failures.failed + sink.failures.errored
+    links = await publish_case_details(Path(results), sink.failures.worst(), recording)
     creating.append(_sent(recording, publish_failures(sink.failures, summary["counts"], suites,
-                                                      targets)))
+                                                      targets, links)))
     if pages is not None:
         creating.append(pages.sent())  # a page taken as the last cases finished
     await asyncio.gather(*creating)

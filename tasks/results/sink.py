@@ -42,6 +42,15 @@ def _compact(row: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple(values)
 
 
+def _redacted(value: Any) -> Any:
+    """A case row's value with secrets masked (each evaluator's column name and text too)."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, tuple):
+        return tuple(_redacted(v) for v in value)
+    return value
+
+
 class RunSink:
     """Each written record → one Parquet row, the tally, a case table row."""
 
@@ -85,7 +94,7 @@ class RunSink:
         key = row["case_key"]
         file = key.split("::")[0] if isinstance(key, str) else ""
         self.cases.setdefault((file, row["target"] or ""), []).append(_compact(tuple(
-            redact(v) if isinstance(v, str) else v for v in case_row(row, results).values())))
+            _redacted(v) for v in case_row(row, results).values())))
 
     @classmethod
     def of_file(cls, results: Path) -> "RunSink":

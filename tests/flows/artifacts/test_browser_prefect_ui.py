@@ -67,3 +67,32 @@ def test_printed_flow_run_link_shows_the_run_its_stages_and_case_table(cli, tmp_
             b.open(f"{ui}/artifacts/key/{key}")
             b.wait_for_text(key, "example × default")
         b.screenshot("prefect-artifact-history.png")
+
+
+def test_a_failed_case_is_two_clicks_from_the_printed_link(cli, tmp_path):
+    """Printed link → Artifacts → the failed case: its input, answer, expected outcome and
+    each evaluator's verdict and reasoning. The failures list links the same page."""
+    from tests.flows.artifacts.test_failures_ui import suite
+    exe = chromium()
+    proc = cli("eval", str(suite(tmp_path)), "--targets", str(tmp_path / "targets.yaml"),
+               "--out", str(tmp_path / "r.jsonl"))
+    assert proc.returncode == 0, proc.stderr
+    url = re.search(r"prefect flow run: (\S+)", proc.stdout).group(1)
+    with Browser(exe) as b:
+        b.open(url)
+        b.wait_for_text("mixed × default", timeout=90)
+        click_text(b, "Artifacts")  # click 1
+        b.wait_for_text("agentv failed case: case-1 × default, trial 0")
+        b.screenshot("prefect-run-artifacts.png")
+        click_text(b, "agentv failed case: case-1 × default, trial 0")  # click 2
+        b.wait_for_text("Expected outcome", "Evaluators")
+        text = b.text()
+        for seen in ("question 1", "the answer is 42", "exact — fail 0.250",
+                     "answer 1 | off by 3", "no 42", "code_judge"):
+            assert seen in text, (seen, text[:3000])
+        b.screenshot("prefect-failed-case.png")
+        b.open(f"{url.split('/flow-runs/')[0]}/artifacts/key/agentv-failures-mixed-default")
+        b.wait_for_text("case details")
+        click_text(b, "case details")  # the failures list's link: the worst case's page
+        b.wait_for_text("Expected outcome", "case-3")
+        b.screenshot("prefect-failures-link.png")

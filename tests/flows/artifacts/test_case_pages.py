@@ -12,11 +12,12 @@ import pytest
 
 from flows.artifacts.case_pages import PAGE_ROWS, POLL_S, CasePages
 from flows.artifacts.case_table import collected_tables
-from tasks.results.case_rows import CASE_ROW_KEYS
+from tasks.results.case_rows import FIRST, LAST
 
 
 def rows(n: int, start: int = 0) -> list[tuple]:
-    return [(f"case-{i:05d}", 0, 1.0, "pass", "", "", "", "", 1.0)
+    return [(f"case-{i:05d}", 0, 1.0, "pass", "", "", "", "", 1.0, "q", "a", "e",
+             (("exact", "1.00 pass"),))
             for i in range(start + n - 1, start - 1, -1)]  # arrive in reverse id order
 
 
@@ -43,7 +44,7 @@ def test_past_the_limit_pages_cover_every_case_once_in_id_order():
         ids = [r["eval_id"] for r in table]
         assert len(table) == PAGE_ROWS and ids == sorted(ids)
         assert description.endswith(f"({PAGE_ROWS} case(s): {ids[0]} … {ids[-1]})")
-    assert set(early[0][2][0]) == set(CASE_ROW_KEYS)
+    assert list(early[0][2][0]) == [*FIRST, "⚖ exact", *LAST]
     fresh = {("evals/a.yaml", "t"): rows(2 * PAGE_ROWS + 1)}  # (paged rows were let go)
     assert CasePages(fresh).final_tables()[0][0] == "agentv-cases-a-t"  # nothing was paged
 

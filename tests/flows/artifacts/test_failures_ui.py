@@ -5,6 +5,7 @@ artifact, the run's logs, each case's task runs)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 
 import pytest
@@ -86,8 +87,10 @@ def test_the_failures_artifact_lists_failed_cases_worst_first_with_the_reason(mi
     rows = [line for line in art.data.splitlines() if line.startswith("- **")]
     assert [re.search(r"case-\d", r).group(0) for r in rows] == ["case-3", "case-0", "case-1"]
     assert "judge crashed \\\\x1b\\[31m on purpose" in rows[0]  # escaped, not a terminal code
-    assert rows[2] == "- **fail 0.250** · case-1 · default · trial 0 — exact (0.25 fail): " \
-        "answer 1 \\| off by 3"
+    assert rows[2].startswith("- **fail 0.250** · case-1 · default · trial 0 — exact (0.25 "
+                              "fail): answer 1 \\| off by 3 · [case details](")
+    assert all(re.search(r" · \[case details\]\(http://127\.0\.0\.1:\d+/artifacts/artifact/"
+                         r"[0-9a-f-]{36}\)$", row) for row in rows)
     assert "1 pass · 2 fail · 1 error" in art.description
 
 
@@ -124,3 +127,21 @@ def test_a_failed_case_task_run_is_failed_with_the_reason_a_passing_one_complete
     assert tasks["invoke-provider: case-1"].is_completed()  # the target answered
     assert "Task run failed" not in proc.stderr  # the FAILED block says it, once
     assert "'candidate_answer'" not in proc.stderr  # Prefect never dumps a record
+
+
+@pytest.mark.slow
+def test_each_failed_case_has_its_page_and_the_table_a_column_per_evaluator(mixed_run):
+    _, _, arts, _, _ = mixed_run
+    pages = {a.description: a.data for a in arts if a.key is None and a.type == "markdown"}
+    assert sorted(pages) == [f"agentv failed case: case-{i} × default, trial 0" for i in (0, 1, 3)]
+    page = pages["agentv failed case: case-1 × default, trial 0"]
+    for seen in ("## Input", "question 1", "## Answer", "the answer is 42", "### exact — fail "
+                 "0.250", "answer 1 | off by 3", "- no 42"):
+        assert seen in page, seen
+    assert "judge crashed" in pages["agentv failed case: case-3 × default, trial 0"]
+    data = next(a.data for a in arts if a.key == "agentv-cases-mixed-default")
+    table = {row["eval_id"]: row for row in (json.loads(data) if isinstance(data, str) else data)}
+    assert list(table["case-1"])[:5] == ["eval_id", "trial", "verdict", "score", "⚖ exact"]
+    assert table["case-1"]["⚖ exact"] == "0.25 fail: answer 1 | off by 3"
+    assert (table["case-1"]["input"], table["case-1"]["answer"]) == \
+        ("question 1", "the answer is 42")

@@ -1,0 +1,74 @@
+"""A markdown artifact per failed case, for the ``DETAILED`` worst of a run: the whole
+case as tasks/results/case_markdown.py draws it (input turns, answer, expected outcome,
+each evaluator's verdict and reasoning, tool calls), attached to the flow run (no key: a
+case's page is not a history to keep). The failures artifact links each one, so a failed
+case is two clicks from the printed flow-run link: Artifacts, then the case.
+
+The records are read back from the results file at the end (the run keeps none in memory),
+and only when a case failed."""
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from prefect.artifacts import acreate_markdown_artifact
+
+from flows.recording import Recording
+from providers.printable import printable
+from tasks.results.case_markdown import case_markdown
+from tasks.results.failures import Failure
+from tasks.results.frames import iter_records
+
+DETAILED = 20
+Key = tuple[str, str, int]  # (eval_id, target, trial)
+
+
+def _key(record: dict[str, Any]) -> Key:
+    return (str(record.get("eval_id")), str(record.get("target") or ""),
+            int(record.get("trial") or 0))
+
+
+def records_of(results: Path, keys: set[Key]) -> dict[Key, dict[str, Any]]:
+    """The results file's records of these cases (the last one of each: a resumed run
+    may have run a case again)."""
+    found: dict[Key, dict[str, Any]] = {}
+    for record in iter_records(results):
+        key = _key(record)
+        if key in keys:
+            found[key] = record
+    return found
+
+
+def artifact_url(ui_run_url: str | None, artifact_id: Any) -> str | None:
+    """The UI page of an artifact, next to the flow run's page (``…/flow-runs/flow-run/ID``)."""
+    if not ui_run_url or artifact_id is None or "/flow-runs/" not in ui_run_url:
+        return None
+    return f"{ui_run_url.split('/flow-runs/')[0]}/artifacts/artifact/{artifact_id}"
+
+
+def _flow_run_url() -> str | None:
+    from prefect.runtime import flow_run
+    try:
+        return flow_run.ui_url
+    except Exception:  # noqa: BLE001 - outside a flow run: no page to link
+        return None
+
+
+async def publish_case_details(results: Path, worst: list[Failure], recording: Recording
+                               ) -> dict[Key, str]:
+    """One artifact per failed case (the ``DETAILED`` worst); each case's page address."""
+    ui_run_url = _flow_run_url()
+    wanted = {(f.eval_id, f.target, f.trial): f for f in worst[:DETAILED]}
+    if not wanted or recording.lost is not None:
+        return {}
+    records = await asyncio.to_thread(records_of, results, set(wanted))
+
+    async def one(key: Key, record: dict[str, Any]) -> tuple[Key, str | None]:
+        made = await recording.publish(lambda: acreate_markdown_artifact(
+            markdown=case_markdown(record, wanted[key].reason),
+            description=printable(f"agentv failed case: {wanted[key].eval_id} × "
+                                  f"{wanted[key].target}, trial {wanted[key].trial}")[:500]))
+        return key, artifact_url(ui_run_url, made)
+    pages = await asyncio.gather(*(one(k, r) for k, r in records.items()))
+    return {key: url for key, url in pages if url}
