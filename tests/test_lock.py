@@ -1,5 +1,5 @@
 """The lock is the only place a version is chosen: uv.lock agrees with pyproject.toml, and
-setup.sh / .ci/run install exactly it."""
+setup.sh / .ci/run (through .ci/test) install exactly it."""
 from __future__ import annotations
 
 import subprocess
@@ -19,8 +19,8 @@ def test_setup_installs_the_lock_and_nothing_else():
     setup = (REPO / "setup.sh").read_text()
     assert '"$UV" sync --quiet --locked' in setup  # never re-resolves on a user's machine
     assert "pip install" not in setup
-    ci = (REPO / ".ci" / "run").read_text()
-    assert "bash setup.sh test" in ci
+    assert "exec .ci/test" in (REPO / ".ci" / "run").read_text()  # the README's command
+    assert "bash setup.sh test" in (REPO / ".ci" / "test").read_text()
 
 
 def test_every_dependency_is_pinned_in_the_lock():

@@ -32,8 +32,8 @@ def test_fault_storm_records_every_case_once_and_scored(cli, tmp_path):
         assert all(r["error"] is None and r["score"] == 1.0 for r in recs), \
             [r["error"] for r in recs if r["error"]][:3]
         faulted = sum(1 for r in stub.completions() if r.status != 200)
-        retried = [r for r in recs if r["attempt"] > 1]
-        assert faulted > 10 and len(retried) >= faulted * 0.8
+        retries = sum(r["attempt"] - 1 for r in recs)  # a case may be faulted twice
+        assert faulted > 10 and retries == faulted  # each fault retried once, no other retry
         assert stub.violations == []  # no retry came sooner than its Retry-After
         assert "sk-fault-test-key" not in out.read_text()
     finally:
