@@ -66,7 +66,7 @@ async def publish_case_details(results: Path, worst: list[Failure], recording: R
 
     async def one(key: Key, record: dict[str, Any]) -> tuple[Key, str | None]:
         made = await recording.publish(lambda: acreate_markdown_artifact(
-            markdown=case_markdown(record, wanted[key].reason),
+            markdown=case_markdown(record, wanted[key].verdict, wanted[key].reason),
             description=printable(f"agentv failed case: {wanted[key].eval_id} × "
                                   f"{wanted[key].target}, trial {wanted[key].trial}")[:500]))
         return key, artifact_url(ui_run_url, made)

@@ -97,13 +97,14 @@ def _tool_calls(record: dict[str, Any]) -> list[str]:
     return lines
 
 
-def case_markdown(record: dict[str, Any], reason: str) -> str:
-    """The page of one failed case (``reason``: the one-line why, as the failures list)."""
+def case_markdown(record: dict[str, Any], verdict: str, reason: str) -> str:
+    """The page of one failed case (``verdict`` and ``reason``, the one-line why: as the
+    failures list has them)."""
     score = record.get("score")
     shown = f"{float(score):.3f}" if isinstance(score, (int, float)) else "n/a"
     lines = [f"# {inline(record.get('eval_id'))} · {inline(record.get('target'))} · "
              f"trial {inline(record.get('trial') or 0)}", "",
-             f"**{inline(record.get('verdict') or 'error')} {shown}** — {inline(reason)}", ""]
+             f"**{inline(verdict)} {shown}** — {inline(reason)}", ""]
     if record.get("error"):
         lines += ["## Error", "", fenced(record["error"]), ""]
     lines += ["## Input", ""]

@@ -91,8 +91,14 @@ def test_a_failed_case_is_two_clicks_from_the_printed_link(cli, tmp_path):
                      "answer 1 | off by 3", "no 42", "code_judge"):
             assert seen in text, (seen, text[:3000])
         b.screenshot("prefect-failed-case.png")
-        b.open(f"{url.split('/flow-runs/')[0]}/artifacts/key/agentv-failures-mixed-default")
+        b.open(url)  # the failures list links the same pages
+        b.wait_for_text("mixed × default", timeout=90)
+        click_text(b, "Artifacts")
+        b.wait_for_text("agentv-failures-mixed-default")
+        click_text(b, "agentv-failures-mixed-default")
         b.wait_for_text("case details")
-        click_text(b, "case details")  # the failures list's link: the worst case's page
-        b.wait_for_text("Expected outcome", "case-3")
+        link = b.js("Array.from(document.querySelectorAll('a')).find("
+                    "a => a.innerText.trim() === 'case details').href")
+        b.open(link)  # the worst case's page (the UI opens a markdown link in a new tab)
+        b.wait_for_text("Expected outcome", "case-3", "judge crashed")
         b.screenshot("prefect-failures-link.png")

@@ -135,8 +135,8 @@ def test_each_failed_case_has_its_page_and_the_table_a_column_per_evaluator(mixe
     pages = {a.description: a.data for a in arts if a.key is None and a.type == "markdown"}
     assert sorted(pages) == [f"agentv failed case: case-{i} × default, trial 0" for i in (0, 1, 3)]
     page = pages["agentv failed case: case-1 × default, trial 0"]
-    for seen in ("## Input", "question 1", "## Answer", "the answer is 42", "### exact — fail "
-                 "0.250", "answer 1 | off by 3", "- no 42"):
+    for seen in ("**fail 0.250** — exact", "## Input", "question 1", "## Answer",
+                 "the answer is 42", "### exact — fail 0.250", "answer 1 | off by 3", "- no 42"):
         assert seen in page, seen
     assert "judge crashed" in pages["agentv failed case: case-3 × default, trial 0"]
     data = next(a.data for a in arts if a.key == "agentv-cases-mixed-default")

@@ -20,7 +20,7 @@ RECORD = {
 
 
 def test_the_page_shows_every_turn_the_answer_the_expected_outcome_and_the_verdicts():
-    page = case_markdown(RECORD, "exact (0.25 fail): off by 1")
+    page = case_markdown(RECORD, "fail", "exact (0.25 fail): off by 1")
     assert page.startswith("# case-1 · default · trial 0\n\n**fail 0.250** — exact")
     order = ["## Input", "**system**", "Be exact.", "Hello", "6 x 7?", "## Answer",
              "the answer is 41", "## Expected outcome", "The answer is 42", "## Evaluators",
@@ -33,7 +33,7 @@ def test_the_page_shows_every_turn_the_answer_the_expected_outcome_and_the_verdi
 def test_a_single_question_and_an_error_are_shown():
     record = {"eval_id": "e", "target": "t", "error": "TimeoutError: slow",
               "lm_provider_request": {"question": "Why?"}}
-    page = case_markdown(record, "error: TimeoutError: slow")
+    page = case_markdown(record, "error", "error: TimeoutError: slow")
     assert "**error n/a**" in page and "## Error" in page and "Why?" in page
     assert "No trace recorded" in page
 
@@ -43,5 +43,5 @@ def test_hostile_text_stays_text():
     fence = block.splitlines()[0]
     assert fence == "````text" and block.endswith("\n````")
     assert "\x1b" not in block and "\u202e" not in block and "\\x1b[31m" in block
-    page = case_markdown({"eval_id": "[x](javascript:1) \x1b", "target": "t"}, "r")
+    page = case_markdown({"eval_id": "[x](javascript:1) \x1b", "target": "t"}, "fail", "r")
     assert page.splitlines()[0] == "# \\[x\\](javascript:1) \\\\x1b · t · trial 0"
