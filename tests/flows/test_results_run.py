@@ -155,7 +155,9 @@ def test_html_report_renders_in_headless_chromium(trial_run, tmp_path):
     proc = run_cli("report", str(trial_run["out"].with_suffix(".parquet")), "-o", str(page))
     assert proc.returncode == 0 and f"report: {page}" in proc.stdout, proc.stderr
     html = page.read_text()
-    assert not re.search(r"(src|href)\s*=\s*['\"]?(https?:)?//", html)  # nothing from a network
+    assert not re.search(r"src\s*=\s*['\"]?(https?:)?//", html)  # nothing from a network
+    links = re.findall(r"href\s*=\s*['\"]?((?:https?:)?//[^'\" >]+)", html)
+    assert all("/flow-runs/flow-run/" in link for link in links), links  # the run's Prefect page
     assert "<link" not in html and "@import" not in html
     dom = chromium_dom(page, tmp_path)
     assert 'data-rendered="1"' in dom  # the page's own script ran in the browser

@@ -224,7 +224,11 @@ def test_every_secret_bearing_field_is_masked_in_every_sink(cli, tmp_path):
     env = {"JUDGE_VAR": V[2], "CLI_AGENT_TOKEN": V[18],
            "REDIS_URL": f"redis://:{V[19]}@127.0.0.1:6399/0",
            "SERVICE_URL": f"https://svc:{V[20]}@svc.internal/api?access_token={V[21]}",
-           "PREFECT_API_URL": api}
+           "PREFECT_API_URL": api,
+           # Prefect's console at INFO, as --verbose leaves it (an in-process typed-API test
+           # of this worker may have set WARNING in this process's environment)
+           **{f"PREFECT_LOGGING_HANDLERS_{h}_LEVEL": "INFO"
+              for h in ("CONSOLE", "CONSOLE_FLOW_RUNS", "CONSOLE_TASK_RUNS")}}
     # Prefect's UI URL defaults to the API URL, credentials and all
     assert "PREFECT_UI_URL" not in os.environ
     out = tmp_path / "results" / "r.jsonl"

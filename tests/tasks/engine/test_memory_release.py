@@ -10,7 +10,8 @@ from tasks.plan.plan import EvalOptions, build_plan
 
 
 def rows(n: int, start: int = 0) -> list[tuple]:
-    return [(f"c{i:05d}", 0, 1.0, "pass", "", "", "", "", 1.0) for i in range(start, start + n)]
+    return [(f"c{i:05d}", 0, 1.0, "pass", "", "", "", "", 1.0, "q", "a", "e", ())
+            for i in range(start, start + n)]
 
 
 def test_rows_published_in_a_page_are_let_go_and_the_rest_still_goes_out():
