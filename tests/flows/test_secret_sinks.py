@@ -17,7 +17,6 @@ import json
 import os
 import re
 import sys
-import threading
 import time
 import uuid
 from pathlib import Path
@@ -26,6 +25,7 @@ import pytest
 from aiohttp import web
 
 from tests.flows.test_secrets import prefect_texts
+from tests.loopback_app import serve_routes
 
 #: vector (secret-bearing field × placement) -> its canary
 VECTORS = {name: f"cnry{i:02d}{uuid.uuid4().hex}" for i, name in enumerate([
@@ -124,23 +124,8 @@ class EchoWire:
             "stop_reason": "end_turn", "usage": {"input_tokens": 3, "output_tokens": 5}})
 
     def start(self) -> "EchoWire":
-        ready = threading.Event()
-
-        def serve() -> None:
-            loop = asyncio.new_event_loop()
-            app = web.Application()
-            app.router.add_post("/v1/chat/completions", self.chat)
-            app.router.add_post("/v1/messages", self.messages)
-            runner = web.AppRunner(app)
-            loop.run_until_complete(runner.setup())
-            site = web.TCPSite(runner, "127.0.0.1", 0)
-            loop.run_until_complete(site.start())
-            self.url = f"http://127.0.0.1:{site._server.sockets[0].getsockname()[1]}"
-            ready.set()
-            loop.run_forever()
-
-        threading.Thread(target=serve, daemon=True).start()
-        ready.wait(10)
+        self.url = serve_routes([("POST", "/v1/chat/completions", self.chat),
+                                 ("POST", "/v1/messages", self.messages)])
         return self
 
 

@@ -19,7 +19,6 @@ import json
 import os
 import re
 import sys
-import threading
 import time
 import uuid
 from pathlib import Path
@@ -28,6 +27,7 @@ import pytest
 from aiohttp import web
 
 from tests.stub_llm import start_stub
+from tests.loopback_app import serve_routes
 
 KEY = "sk-live-SECRET-0123456789abcdef"
 
@@ -114,23 +114,8 @@ class EchoServer:
         return web.Response(status=self.health_status, text=f"token {request.query.get('token')}")
 
     def start(self) -> "EchoServer":
-        ready = threading.Event()
-
-        def serve() -> None:
-            loop = asyncio.new_event_loop()
-            app = web.Application()
-            app.router.add_post("/v1/chat/completions", self.chat)
-            app.router.add_get("/health", self.health)
-            runner = web.AppRunner(app)
-            loop.run_until_complete(runner.setup())
-            site = web.TCPSite(runner, "127.0.0.1", 0)
-            loop.run_until_complete(site.start())
-            self.url = f"http://127.0.0.1:{site._server.sockets[0].getsockname()[1]}"
-            ready.set()
-            loop.run_forever()
-
-        threading.Thread(target=serve, daemon=True).start()
-        ready.wait(10)
+        self.url = serve_routes([("POST", "/v1/chat/completions", self.chat),
+                                 ("GET", "/health", self.health)])
         return self
 
 
