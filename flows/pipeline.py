@@ -22,6 +22,7 @@ from prefect.cache_policies import NO_CACHE
 from flows.scrubbed import PERSIST, scrub_errors
 from flows.artifacts.publish import case_pages, publish_results
 from flows.artifacts.batches import publish_batch_table
+from flows.artifacts.case_details import flow_run_ui_url
 from flows.artifacts.case_pages import CasePages
 from flows.case_tasks import CaseTasks
 from flows.jsonflow import json_flow
@@ -120,7 +121,7 @@ async def _eval(session: RunSession, launch: Launch, started: float) -> Any:
     from tasks.results.run_meta import run_metadata
     if session.writer.sink is not None:  # the report links each run to its flow run
         session.writer.sink.describe(run_metadata(str(flow_run.id) if flow_run.id else None,
-                                                  _ui_url()))
+                                                  flow_run_ui_url()))
     pages = case_pages(session.writer.sink, session.recording)  # published as cases run
     try:
         await run_cases(session, launch.remote)
@@ -136,7 +137,7 @@ async def _eval(session: RunSession, launch: Launch, started: float) -> Any:
         "summary": summary, "results": str(session.writer.path), "errors": session.ledger.errors,
         "warnings": session.ledger.warnings, "wall_s": wall,
         "flow_run_id": str(flow_run.id) if flow_run.id else None,
-        "flow_run_url": _ui_url(), "interrupted": control.stopping,
+        "flow_run_url": flow_run_ui_url(), "interrupted": control.stopping,
         "not_run": control.skipped, "signal": control.stop_signal,
         "io_error": control.io_error, "gate_failures": gate_failures}
     return await _final_state(summary, gate_failures, outcome)
@@ -168,11 +169,3 @@ async def _tag_run(tag: str) -> None:
             await client.update_flow_run(flow_run.id, tags=sorted({*flow_run.tags, tag}))
     except Exception as err:  # noqa: BLE001 - a missing tag is cosmetic; the state says it
         run_logger().warning("could not tag the flow run %s: %s", tag, err)
-
-
-def _ui_url() -> str | None:
-    from prefect.runtime import flow_run
-    try:
-        return flow_run.ui_url
-    except Exception:  # noqa: BLE001 - a missing UI URL is cosmetic
-        return None

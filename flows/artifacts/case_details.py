@@ -47,7 +47,8 @@ def artifact_url(ui_run_url: str | None, artifact_id: Any) -> str | None:
     return f"{ui_run_url.split('/flow-runs/')[0]}/artifacts/artifact/{artifact_id}"
 
 
-def _flow_run_url() -> str | None:
+def flow_run_ui_url() -> str | None:
+    """The current flow run's page in the Prefect UI (None outside a flow run)."""
     from prefect.runtime import flow_run
     try:
         return flow_run.ui_url
@@ -58,7 +59,7 @@ def _flow_run_url() -> str | None:
 async def publish_case_details(results: Path, worst: list[Failure], recording: Recording
                                ) -> dict[Key, str]:
     """One artifact per failed case (the ``DETAILED`` worst); each case's page address."""
-    ui_run_url = _flow_run_url()
+    ui_run_url = flow_run_ui_url()
     wanted = {(f.eval_id, f.target, f.trial): f for f in worst[:DETAILED]}
     if not wanted or recording.lost is not None:
         return {}

@@ -11,19 +11,12 @@ from typing import Any
 from prefect.artifacts import acreate_markdown_artifact
 
 from flows.naming import artifact_key
+from tasks.results.case_markdown import inline
 from tasks.results.failures import Failure, Failures
 
 SHOWN = 200
 LOGGED = 50
 log = logging.getLogger("agentv.artifacts")
-
-
-def _cell(text: Any) -> str:
-    """Text fit for one markdown line: whitespace collapsed, markup escaped."""
-    text = " ".join(str(text if text is not None else "").split())
-    for char in "\\|*_`<>[]":
-        text = text.replace(char, "\\" + char)
-    return text
 
 
 def _score(failure: Failure) -> str:
@@ -45,8 +38,8 @@ def failures_markdown(failures: Failures, counts: str,
     if not worst:
         return "\n".join(lines + ["No failed or errored cases."])
     # a list, not a table: a long reason wraps at 1,400 px instead of running off-screen
-    lines += [f"- **{f.verdict} {_score(f)}** · {_cell(f.eval_id)} · {_cell(f.target)} · "
-              f"trial {f.trial} — {_cell(f.reason)}{_details(f, links)}" for f in worst[:SHOWN]]
+    lines += [f"- **{f.verdict} {_score(f)}** · {inline(f.eval_id)} · {inline(f.target)} · "
+              f"trial {f.trial} — {inline(f.reason)}{_details(f, links)}" for f in worst[:SHOWN]]
     more = failures.failed + failures.errored - min(len(worst), SHOWN)
     if more > 0:
         lines += ["", f"… and {more} more failed case(s): see the results file."]
