@@ -85,6 +85,7 @@ class DaskLimits:
         self.stop_event = f"agentv-{run_id}-stop"
         self._bound: dict[str | None, Any] = {}
         self._pool: ThreadPoolExecutor | None = None
+        self._releases: ThreadPoolExecutor | None = None
 
     def __getstate__(self) -> dict[str, Any]:
         return {"run_id": self.run_id, "workers": self.workers, "file_caps": self.file_caps}
@@ -104,29 +105,56 @@ class DaskLimits:
         self._bound = {key: Semaphore(max_leases=n, name=name, scheduler_rpc=client.scheduler,
                                       loop=client.loop)
                        for key, (name, n) in self.semaphore_names().items()}
-        # a blocked acquire holds a thread: more threads than a batch has jobs
+        # a blocked acquire holds a thread; releases have threads of their own, so a batch
+        # with more jobs waiting for a lease than there are threads still makes progress
         self._pool = ThreadPoolExecutor(64, "agentv-leases")
+        self._releases = ThreadPoolExecutor(4, "agentv-lease-releases")
 
     def unbind(self) -> None:
         for sem in self._bound.values():
             callback = getattr(sem, "refresh_callback", None)
             if callback is not None:
                 sem.loop.add_callback(callback.stop)
-        if self._pool is not None:
-            self._pool.shutdown(wait=False)
+        for pool in (self._pool, self._releases):
+            if pool is not None:
+                pool.shutdown(wait=False)
 
     @asynccontextmanager
     async def slot(self, file: str | None) -> AsyncIterator[None]:
-        loop, held = asyncio.get_running_loop(), []
+        """A lease of the file's cap and one of ``--workers``, taken in one lease thread (a
+        job holding its file's lease never waits for a thread to ask for the run's)."""
+        loop = asyncio.get_running_loop()
         wanted = [self._bound[file]] if file in self._bound and file is not None else []
+        taking = loop.run_in_executor(self._pool, _acquire_all, [*wanted, self._bound[None]])
         try:
-            for sem in [*wanted, self._bound[None]]:
-                await loop.run_in_executor(self._pool, sem.acquire)
-                held.append(sem)
+            held = await asyncio.shield(taking)
+        except asyncio.CancelledError:  # the leases still come: give them back
+            releases = self._releases
+            taking.add_done_callback(lambda f: None if f.cancelled() or f.exception()
+                                     or releases is None else
+                                     releases.submit(_release_all, f.result()))
+            raise
+        try:
             yield
         finally:
-            for sem in reversed(held):
-                await loop.run_in_executor(self._pool, sem.release)
+            await loop.run_in_executor(self._releases, _release_all, held)
+
+
+def _acquire_all(semaphores: list[Any]) -> list[Any]:
+    held: list[Any] = []
+    try:
+        for sem in semaphores:
+            sem.acquire()
+            held.append(sem)
+    except BaseException:
+        _release_all(held)
+        raise
+    return held
+
+
+def _release_all(held: list[Any]) -> None:
+    for sem in reversed(held):
+        sem.release()
 
 
 async def _follow_stop(event: Any, control: RunControl) -> None:

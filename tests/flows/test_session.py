@@ -184,6 +184,30 @@ def test_under_dask_workers_bound_the_whole_run(prefect_api, tmp_path):
 
 
 @pytest.mark.slow
+def test_a_dask_batch_with_more_waiting_cases_than_lease_threads_finishes(prefect_api,
+                                                                          tmp_path):
+    """640 cases are 8 batches of 80 on one single-threaded worker, --workers 4: 76 cases of
+    a batch wait for a lease, more than its 64 lease threads. Releases must not queue behind
+    them (they did: the run hung with 4 leases held and nothing in flight)."""
+    pytest.importorskip("prefect_dask", reason="pip install -e '.[dask]'")
+    from distributed import LocalCluster
+    base_url, stub = start_stub(latency_ms=5)
+    try:
+        paths = _stub_suite(tmp_path, base_url, files=1, cases=640)
+        with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp",
+                          dashboard_address=None) as cluster:
+            out = tmp_path / "dask.jsonl"
+            proc = run_cli("eval", *paths, "--workers", "4", "--out", str(out),
+                           "--task-runner", "dask", "--dask-address", cluster.scheduler_address,
+                           timeout=240)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert len(out.read_text().splitlines()) == 640
+        assert stub.max_inflight <= 4, stub.max_inflight
+    finally:
+        stub.stop()
+
+
+@pytest.mark.slow
 def test_the_typed_api_runs_on_dask(prefect_api, tmp_path):
     pytest.importorskip("prefect_dask", reason="pip install -e '.[dask]'")
     from distributed import Client, LocalCluster
