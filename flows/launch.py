@@ -36,6 +36,7 @@ def run_eval(opts: EvalOptions, *, on_record: Callable[[dict], None] | None = No
     The secrets its loading finds go to the caller's registry (``providers.secrets``: the
     ``agentv`` command's), else to one of this call."""
     from flows.preload import preload_if_api_ready, quiet_prefect_console
+    from tasks.plan.resume import match_agentv4
     started = started or time.perf_counter()
     quiet_prefect_console(opts.verbose)
     with secrets.scope(), sigterm_held(opts.task_runner != "dask"):  # preload inherits it
@@ -45,6 +46,8 @@ def run_eval(opts: EvalOptions, *, on_record: Callable[[dict], None] | None = No
         try:
             finished = earlier_records(opts, log, fresh)
             plan = build_plan(opts, warn=lambda w: log(f"warning: {w}"))
+            if finished is not None:
+                match_agentv4(finished, plan.jobs)
             runtimes = build_runtimes(plan, prefect_pools(log))
         except BaseException:
             writer.abandon()
@@ -62,11 +65,12 @@ def open_results(opts: EvalOptions):
     from tasks.results.sink import RunSink
     from tasks.plan.outputs import default_results_path
     from tasks.results.write import ResultWriter
+    from tasks.results.run_folder import RunFolder
     if opts.continued:
+        folder = RunFolder(opts.output, continues=True) if opts.output else None
         return ResultWriter(opts.continued, opts.output_format, append=True,
                             flag="--resume" if opts.resume else "--rerun-failed",
-                            sink=RunSink(parquet_path_for(opts.continued)))
-    from tasks.results.run_folder import RunFolder
+                            sink=RunSink(parquet_path_for(opts.continued), folder))
     opts.out = opts.out or str(default_results_path(opts.output_format))
     folder = RunFolder(opts.output) if opts.output else None
     return ResultWriter(opts.out, opts.output_format,
@@ -203,7 +207,7 @@ def earlier_records(opts: EvalOptions, log, fresh: bool = False):
     again = failed(opts.threshold) if opts.rerun_failed else not_run
     finished = load_finished(path, opts.output_format, again)
     verb = "re-running the failures of" if opts.rerun_failed else "resuming"
-    log(f"agentv: {verb} {path}: {len(finished.keys)} case(s) already recorded"
+    log(f"agentv: {verb} {path}: {len(finished.records)} case(s) already recorded"
         + (f", {finished.again} to run again" if finished.again else "")
         + (f", cut a torn last line ({finished.repaired_bytes} bytes)"
            if finished.repaired_bytes else ""))

@@ -43,6 +43,10 @@ class Job:
     def file(self) -> str:
         return self._case.file
 
+    @property
+    def case_id(self) -> str:
+        return self._case.id
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Job) and (self.key, self.target, self.trial) == (
             other.key, other.target, other.trial)

@@ -24,7 +24,8 @@ from tasks.plan.outputs import check_dir_target, check_file_target, output_forma
 from tasks.plan.resume import resolve_resume_path
 from tasks.plan.scale import check_prefect_tasks, check_task_runner, parse_shard
 
-MAX_WORKERS = 50
+MAX_WORKERS = 50  # AgentV 4.42.4's bound of a run's concurrent tests
+MAX_CLUSTER_WORKERS = 1000  # --task-runner dask: --workers bounds the whole cluster
 MAX_DRY_RUN_DELAY_MS = 600_000.0
 CONTINUE_FLAGS = ("resume", "rerun_failed", "retry_errors")
 
@@ -149,15 +150,22 @@ def _outputs(o: EvalOptions) -> None:
 
 
 def _run_folder(o: EvalOptions) -> None:
-    """``--output DIR``: the results go to DIR/index.jsonl (AgentV 4.42.4's run folder)."""
+    """``--output DIR``: the results go to DIR/index.jsonl (AgentV 4.42.4's run folder);
+    ``--resume`` / ``--rerun-failed`` continue that folder, ``--retry-errors`` fills it."""
     if not o.output:
         return
     from pathlib import Path
     index = str(Path(o.output) / "index.jsonl")
-    continued = [f"--{f.replace('_', '-')}" for f in CONTINUE_FLAGS if getattr(o, f)]
-    clash = "--out" if o.out and o.out != index else next(iter(continued), None)
-    if clash:
-        raise ConfigError(f"writes its own results file (DIR/index.jsonl); drop {clash}",
+    for flag in ("resume", "rerun_failed"):
+        value = getattr(o, flag)
+        if value == "latest" or (value and _same_file(value, index)):
+            setattr(o, flag, index)  # as AgentV: the flag continues the --output folder
+        elif value:
+            raise ConfigError(f"continues its own folder's results ({index}); drop "
+                              f"--{flag.replace('_', '-')} {value} or --output", o.output,
+                              "--output")
+    if o.out and o.out != index:
+        raise ConfigError("writes its own results file (DIR/index.jsonl); drop --out",
                           o.output, "--output")
     if (o.output_format or "jsonl") != "jsonl":
         raise ConfigError("a run folder's results are JSONL (index.jsonl)", o.output_format,
@@ -171,14 +179,14 @@ def _same_file(a: str, b: str) -> bool:
     return Path(a).resolve() == Path(b).resolve()
 
 
-def parse_workers(value: Any) -> int:
+def parse_workers(value: Any, most: int = MAX_WORKERS) -> int:
     try:
         n = int(str(value))
     except ValueError:
-        raise ConfigError(f"must be a whole number from 1 to {MAX_WORKERS}, got {value!r}",
+        raise ConfigError(f"must be a whole number from 1 to {most}, got {value!r}",
                           None, "--workers") from None
-    if not 1 <= n <= MAX_WORKERS:
-        raise ConfigError(f"must be from 1 to {MAX_WORKERS}, got {n}", None, "--workers")
+    if not 1 <= n <= most:
+        raise ConfigError(f"must be from 1 to {most}, got {n}", None, "--workers")
     return n
 
 
@@ -204,7 +212,8 @@ def _from_text(o: EvalOptions) -> None:
 def _numbers(o: EvalOptions) -> None:
     _from_text(o)
     if o.workers is not None:
-        o.workers = parse_workers(o.workers)
+        cluster = str(o.task_runner or "").strip() == "dask"
+        o.workers = parse_workers(o.workers, MAX_CLUSTER_WORKERS if cluster else MAX_WORKERS)
     trials = o.trials
     if trials is not None and (isinstance(trials, bool) or not isinstance(trials, int)
                                or not 1 <= trials <= MAX_TRIALS):

@@ -187,5 +187,24 @@ def carried_over(source: Path, fmt: str) -> Finished:
     return Finished(keys=_keys(kept), records=kept, carry=kept, again=len(records) - len(kept))
 
 
+def match_agentv4(finished: Finished, jobs: list[Any]) -> None:
+    """AgentV 4.x records carry AgentV's keys only, no case key: each names its test, suite
+    and target. The plan's jobs of that test and target in that suite (the eval file's
+    ``name``) take them, trial by trial; their keys join ``finished.keys``."""
+    from collections import Counter
+    from tasks.load.selection import target_name
+    left = Counter((str(r["test_id"]), str(r.get("target") or ""), str(r.get("suite") or ""))
+                   for r in finished.records if "test_id" in r and "case_key" not in r)
+    named = {(test, target) for test, target, _ in left}
+    for job in jobs if left else ():
+        test, target = job.case_id, target_name(job.target)
+        if (test, target) not in named:
+            continue
+        key = (test, target, str(job.case.dataset or ""))
+        if left[key] > 0:
+            left[key] -= 1
+            finished.keys.add(job.key)
+
+
 def _keys(records: list[dict[str, Any]]) -> set[str]:
     return {r["case_key"] for r in records if isinstance(r.get("case_key"), str)}

@@ -44,12 +44,19 @@ def _answer(record: dict[str, Any]) -> str:
     return f"Error occurred: {record['error']}" if record.get("error") else ""
 
 
+ROW_KEYS = ("timestamp", "test_id", "eval_id", "target", "score", "scores",
+            "evaluator_results", "execution_status", "verdict", "duration_ms", "latency_ms",
+            "token_usage", "usage", "cost_usd", "trace_summary")
+
+
 class RunFolder:
     """One run's folder; ``linked`` adds a record's artifact paths (before it is written),
-    ``add`` writes its test's folder, ``finish`` the run's timing and benchmark."""
+    ``add`` writes its test's folder, ``finish`` the run's timing and benchmark (of every
+    record in ``index.jsonl`` when the run ``continues`` the folder: ``--resume``)."""
 
-    def __init__(self, root: str | Path) -> None:
+    def __init__(self, root: str | Path, continues: bool = False) -> None:
         self.root = Path(root)
+        self.continues = continues
         self.rows: list[dict[str, Any]] = []  # what the benchmark needs of each record
         self.eval_files: list[str] = []
         self.planned: int | None = None
@@ -88,16 +95,28 @@ class RunFolder:
         if answer:
             self._text(folder / "outputs" / "answer.md", answer)
             self._text(folder / "outputs" / "response.md", answer)
-        self.rows.append({k: record.get(k) for k in (
-            "timestamp", "test_id", "eval_id", "target", "score", "scores", "evaluator_results",
-            "execution_status", "verdict", "duration_ms", "latency_ms", "token_usage", "usage",
-            "cost_usd", "trace_summary")})
+        if not self.continues:
+            self.rows.append({k: record.get(k) for k in ROW_KEYS})
 
     def finish(self) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
-        self._json(self.root / "timing.json", timing(self.rows))
+        rows = self._index_rows() if self.continues else self.rows
+        self._json(self.root / "timing.json", timing(rows))
         eval_file = ", ".join(str(Path(f).resolve()) for f in self.eval_files)
-        self._json(self.root / "benchmark.json", benchmark(self.rows, eval_file, self.planned))
+        self._json(self.root / "benchmark.json", benchmark(rows, eval_file, self.planned))
+
+    def _index_rows(self) -> list[dict[str, Any]]:
+        """The rows of every record the folder's results hold (earlier runs' too)."""
+        rows = []
+        with open(self.root / "index.jsonl", encoding="utf-8") as fh:
+            for line in fh:
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(record, dict):
+                    rows.append({k: record.get(k) for k in ROW_KEYS})
+        return rows
 
     @staticmethod
     def _text(path: Path, text: str) -> None:

@@ -94,7 +94,8 @@ def test_output_is_a_run_folder_whose_results_are_its_index(tmp_path):
 
 @pytest.mark.parametrize("extra,flag", [
     ({"out": "r.jsonl"}, "drop --out"), ({"output_format": "yaml"}, "--output-format"),
-    ({"retry_errors": "x.jsonl"}, "drop --retry-errors")])
+    ({"resume": "x.jsonl"}, "drop --resume x.jsonl or --output"),
+    ({"rerun_failed": "x.jsonl"}, "drop --rerun-failed x.jsonl or --output")])
 def test_output_refuses_a_second_results_file(tmp_path, extra, flag):
     with pytest.raises(ConfigError) as err:
         EvalOptions(paths=["e.yaml"], output=str(tmp_path / "run"), **extra)
@@ -106,3 +107,33 @@ def test_output_that_is_a_file_is_refused(tmp_path):
     with pytest.raises(ConfigError) as err:
         EvalOptions(paths=["e.yaml"], output=str(tmp_path / "f"))
     assert "--output: is a file; give a directory" in err.value.render()
+
+
+@pytest.mark.parametrize("flag", ["resume", "rerun_failed"])
+def test_continuing_with_output_continues_its_folder(tmp_path, flag):
+    """AgentV 4.x: ``--output DIR --resume`` (no value: ``latest``) continues DIR."""
+    index = tmp_path / "run" / "index.jsonl"
+    index.parent.mkdir()
+    index.write_text("")
+    for value in ("latest", str(index)):
+        opts = EvalOptions(paths=["e.yaml"], output=str(tmp_path / "run"), **{flag: value})
+        assert opts.continued == opts.out == str(index) and opts.output_format == "jsonl"
+        again = EvalOptions(**asdict(opts))
+        assert again.continued == str(index)
+
+
+def test_retry_errors_fills_a_new_output_folder(tmp_path):
+    earlier = results_file(tmp_path / "r.jsonl", [])
+    opts = EvalOptions(paths=["e.yaml"], output=str(tmp_path / "run"), retry_errors=str(earlier))
+    assert opts.out == str(tmp_path / "run" / "index.jsonl")
+    assert opts.retry_errors == str(earlier) and not opts.continued
+
+
+def test_workers_bound_a_dask_cluster_up_to_a_thousand():
+    pytest.importorskip("prefect_dask")
+    opts = EvalOptions(paths=["e.yaml"], workers="128", task_runner="dask",
+                       dask_address="tcp://127.0.0.1:8786")
+    assert opts.workers == 128
+    with pytest.raises(ConfigError) as err:
+        EvalOptions(paths=["e.yaml"], workers="128")
+    assert "--workers: must be from 1 to 50, got 128" in err.value.render()
