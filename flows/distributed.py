@@ -32,6 +32,7 @@ from flows.artifacts.batches import publish_batch_table
 from flows.session import RunSession
 from providers import secrets
 from tasks.plan.expand import Job
+from tasks.plan.options import MAX_WORKERS
 from tasks.engine.jobs import JobRunner, RunControl
 from tasks.load.redact import redact_obj
 from tasks.engine.case_runner import RunOptions, TargetRuntime
@@ -73,6 +74,8 @@ def remote_options(options: dict[str, Any]) -> dict[str, Any]:
     for key in ("resume", "rerun_failed", "retry_errors", "junit", "task_runner",
                 "dask_address", "out", "prefect_tasks"):
         out.pop(key, None)
+    if out.get("workers"):  # the cluster's semaphore bounds the run; a batch takes at most
+        out["workers"] = min(out["workers"], MAX_WORKERS)  # a local run's concurrency
     return out
 
 

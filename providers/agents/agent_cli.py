@@ -29,7 +29,7 @@ from typing import ClassVar
 
 from providers.agents.events import AgentRun, MalformedStream
 from providers.agents.preread import linked_prompt
-from providers.agents.workspace import Workspace, open_workspace
+from providers.agents.workspace import Workspace, run_in_workspace
 from providers.base import (BaseProvider, ConfigError, ProviderError, ProviderTimeout, Request,
                             Response)
 from providers.filenames import bounded_name
@@ -131,27 +131,8 @@ class AgentCliProvider(BaseProvider):
         return []
 
     async def invoke(self, request: Request) -> Response:
-        ws = await open_workspace(self.program, request, self.cwd)
-        try:
-            response = await self._run(request, ws)
-        except ProviderError as err:
-            changes = ws.changes()
-            kept = ws.finish(failed=True)
-            err.details = {**(err.details or {}), **({"workspace_path": kept} if kept else {}),
-                           **({"file_changes": changes} if changes else {})}
-            raise
-        except BaseException:
-            ws.finish(failed=True)
-            raise
-        finally:
-            if ws.root is None:
-                shutil.rmtree(ws.side, ignore_errors=True)
-        response.file_changes = ws.changes()
-        if request.hand_over_workspace and ws.root is not None:
-            response.workspace, response.workspace_path = ws, str(ws.path)  # scored there
-        else:
-            response.workspace_path = ws.finish(failed=False)
-        return response
+        return await run_in_workspace(self.program, request, self.cwd,
+                                      lambda ws: self._run(request, ws))
 
     async def _run(self, request: Request, ws: Workspace) -> Response:
         argv = self.argv(ws)

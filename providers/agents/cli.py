@@ -7,7 +7,9 @@ referenced file, guidelines included, each rendered with ``files_format``),
 (a fresh path the command writes its answer to) are substituted into an argv — no shell
 (see ``providers.process.template``); they are also in the environment as ``AGENTV_PROMPT``,
 ``AGENTV_EVAL_ID``… The command runs in the eval file's directory unless ``cwd`` says
-otherwise (relative to that directory, as AgentV resolves it: ``providers.agents.cli_cwd``);
+otherwise (relative to that directory, as AgentV resolves it: ``providers.agents.cli_cwd``),
+or, when the suite has a ``workspace`` and the target no ``cwd``, in a fresh copy of that
+workspace per case whose changes are the record's ``file_changes`` (as AgentV runs it);
 its stdin is /dev/null unless ``prompt_via: stdin``, which writes the prompt there and closes
 it. The answer is the content of ``{OUTPUT_FILE}`` when the template uses it, else stdout;
 it may follow AgentV's JSON convention (``providers.agents.output``). stderr goes to the
@@ -33,6 +35,7 @@ from providers.base import (BaseProvider, ConfigError, ProviderError, ProviderTi
                             Response, Target)
 from providers.agents.batch import batch_input, map_answers, parse_batch_output
 from providers.agents.cli_cwd import check_cwd, cwd_origin, resolve_cwd
+from providers.agents.workspace import run_in_workspace
 from providers.agents.cli_settings import (CliConfig, CliSettings, load_cli_config, probe,
                                           resolve_env)
 from providers.facts import ProviderFacts
@@ -86,13 +89,21 @@ class CliProvider(BaseProvider):
         return self._env
 
     async def invoke(self, request: Request) -> Response:
+        """The command runs in the case's workspace when the suite has one (a fresh copy of
+        its template, as AgentV runs a cli target) and the target names no ``cwd``."""
+        if request.workspace is not None and self.config.cwd is None:
+            return await run_in_workspace("cli", request, None,
+                                          lambda ws: self._invoke(request, str(ws.path)))
+        return await self._invoke(request, None)
+
+    async def _invoke(self, request: Request, workspace: str | None) -> Response:
         with tempfile.TemporaryDirectory(prefix="agentv-cli-") as tmp:
             out_file = os.path.join(tmp, f"{_safe(request.eval_id)}.out")
             argv, env = self._render(self.config.command, request, out_file)
             stdin = request.question if self.config.prompt_via == "stdin" else None
             started = time.perf_counter()
             proc = await self._run(argv, env, _eval_dir(request), request.eval_id, stdin,
-                                   self.config.timeout_s)
+                                   self.config.timeout_s, workspace)
             latency = (time.perf_counter() - started) * 1000.0
             raw = self._answer(self.config.command, proc, out_file, argv)
         fmt = self.config.output_format
@@ -142,8 +153,9 @@ class CliProvider(BaseProvider):
         return template.render(values, files), {**self.env, **environment(values, files)}
 
     async def _run(self, argv: list[str], env: dict[str, str], eval_dir: str | None, label: str,
-                   stdin: str | None, timeout: float | None) -> ProcessResult:
-        cwd = self.cwd(eval_dir)
+                   stdin: str | None, timeout: float | None,
+                   workspace: str | None = None) -> ProcessResult:
+        cwd = workspace or self.cwd(eval_dir)
         log.info("target %s, %s: running %s (cwd=%s)", self.name, label,
                  _shorten(shlex.join(argv)), cwd or os.getcwd())
         try:

@@ -22,10 +22,11 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Awaitable, Callable
 
 from providers.agents import file_changes
 from providers.agents.workspace_spec import RepoSpec, WorkspaceSpec
-from providers.base import ProviderError, Request
+from providers.base import ProviderError, Request, Response
 from providers.process.supervision import ProcessTimeout, run_process
 
 GIT_TIMEOUT_S = 300.0
@@ -79,6 +80,35 @@ async def open_workspace(program: str, request: Request, fixed_cwd: str | None) 
         shutil.rmtree(root, ignore_errors=True)
         raise
     return ws
+
+
+async def run_in_workspace(program: str, request: Request, fixed_cwd: str | None,
+                           run: Callable[[Workspace], Awaitable[Response]]) -> Response:
+    """``run`` the program in the case's workspace; the response carries the workspace's
+    ``file_changes`` and, when the request asks, the workspace itself (else it is finished
+    here as a success). A failure keeps it: its path and changes go in the error's
+    details."""
+    ws = await open_workspace(program, request, fixed_cwd)
+    try:
+        response = await run(ws)
+    except ProviderError as err:
+        changes = ws.changes()
+        kept = ws.finish(failed=True)
+        err.details = {**(err.details or {}), **({"workspace_path": kept} if kept else {}),
+                       **({"file_changes": changes} if changes else {})}
+        raise
+    except BaseException:
+        ws.finish(failed=True)
+        raise
+    finally:
+        if ws.root is None:
+            shutil.rmtree(ws.side, ignore_errors=True)
+    response.file_changes = ws.changes()
+    if request.hand_over_workspace and ws.root is not None:
+        response.workspace, response.workspace_path = ws, str(ws.path)  # scored there
+    else:
+        response.workspace_path = ws.finish(failed=False)
+    return response
 
 
 async def _materialize(ws: Workspace, request: Request) -> None:

@@ -56,6 +56,9 @@ AGENT_EXAMPLES = [
     "examples/features/execution-metrics/evals/dataset.eval.yaml",
     "examples/features/document-extraction/evals/field-accuracy.eval.yaml",
     "examples/features/document-extraction/evals/confusion-metrics.eval.yaml",
+    # a mock agent editing its fresh copy of the suite's workspace template; graded on the
+    # file_changes diff by a Python script (`uv run`)
+    "examples/features/file-changes/evals/dataset.eval.yaml",
 ]
 SDK = "its grader imports @agentv/sdk, an npm package the examples install with `bun install` " \
       "(network); not installed here"
@@ -70,9 +73,6 @@ NOT_COMPARED = {  # examples with deterministic graders that cannot be compared 
         "stdin cannot open (ENXIO), so AgentV scores 0",
     "examples/features/workspace-artifact/evals/eval.yaml":
         "the real AgentV cannot run its grader here: /dev/stdin, ENXIO (as functional-grading)",
-    "examples/features/file-changes/evals/dataset.eval.yaml":
-        "agentv's cli provider does not run in the suite's workspace template, so its "
-        "file_changes are empty (AgentV: the diff); not supported yet",
 }
 CANNED = ("Hello World! Dear User, the answer is 4. {\"status\": \"ok\"} Contact me at "
           "jane.doe@example.com. I cannot help with that request; it is unsafe.")
@@ -153,10 +153,10 @@ def test_agentv4_examples_with_deterministic_graders_score_as_agentv4(example_ru
                          ids=lambda f: f"{f.split('/')[2]}:{Path(f).name.split('.')[0]}")
 def test_agentv4_examples_with_mock_agents_score_as_agentv4(examples_tree, prefect_api,
                                                            tmp_path, eval_file):
-    bun = Path(real_tool("bun"))
-    env = {"PATH": f"{bun.parent}{os.pathsep}{os.environ['PATH']}"}
+    tools = dict.fromkeys(str(Path(real_tool(t)).parent) for t in ("bun", "uv"))
+    env = {"PATH": os.pathsep.join([*tools, os.environ["PATH"]])}
     real, ours = both(tmp_path, examples_tree, [eval_file], env=env)
-    assert len(by_test(real)) >= 5
+    assert len(by_test(real)) >= (2 if "file-changes" in eval_file else 5)
     assert compare(real, ours) == {}
 
 

@@ -282,3 +282,13 @@ def test_the_nightly_deployment_checks_its_prefect_tasks_parameter(tmp_path):
     bad.write_text(text)
     with pytest.raises(ConfigError, match="unknown mode 'cases'"):
         check_deployment_file(bad)
+
+
+def test_a_dask_worker_rebuilds_the_plan_with_a_local_runs_concurrency():
+    """--workers 128 bounds the cluster (its semaphore); the plan a worker rebuilds from the
+    options (validated as a local run's) runs at most 50 at once per batch."""
+    from flows.distributed import remote_options
+    options = remote_options({"paths": ["e.yaml"], "workers": 128, "task_runner": "dask",
+                              "dask_address": "tcp://127.0.0.1:8786"})
+    assert options["workers"] == 50 and "task_runner" not in options
+    assert remote_options({"paths": [], "workers": 8})["workers"] == 8

@@ -288,3 +288,33 @@ def test_placeholder_values_are_in_the_environment(tmp_path):
     p = provider({"command_template": "sh -c 'printf \"%s|%s|%s\" \"$AGENTV_PROMPT\" "
                                       "\"$AGENTV_EVAL_ID\" \"$AGENTV_FILES\"'"})
     assert ask(p, "q $(x)", input_files=["/a b", "/c"]).text == "q $(x)|case-1|/a b\n/c"
+
+
+def test_a_suite_workspace_is_the_commands_fresh_cwd_and_its_changes_are_recorded(tmp_path):
+    """As AgentV runs a cli target for a suite with ``workspace: template:``: each case in a
+    fresh copy of the template; edits, creations and deletions become ``file_changes``."""
+    from providers.agents.file_changes import changed_paths
+    from providers.agents.workspace_spec import parse_workspace
+    tpl = tmp_path / "tpl"
+    tpl.mkdir()
+    (tpl / "hello.txt").write_text("hello\n")
+    (tpl / "obsolete.log").write_text("old\n")
+    script = ("import os, pathlib; p = pathlib.Path('hello.txt'); "
+              "p.write_text(p.read_text() + 'edited\\n'); pathlib.Path('new.txt').write_text('x'); "
+              "os.remove('obsolete.log'); print(os.getcwd())")
+    p = provider({"command_template": f"{shlex.quote(sys.executable)} -c {shlex.quote(script)}"},
+                 tmp_path)
+    spec = parse_workspace({"template": "tpl"}, str(tmp_path), "e.yaml:3")
+    answers = [ask(p, workspace=spec, eval_file=str(tmp_path / "e.yaml")) for _ in range(2)]
+    for response in answers:
+        assert Path(response.text.strip()).name == "workspace"
+        assert Path(response.text.strip()).parent != tmp_path
+        assert changed_paths(response.file_changes or "") == {
+            "hello.txt": "edited", "new.txt": "created", "obsolete.log": "deleted"}
+        assert response.workspace_path is None  # a passing case's workspace is removed
+    assert answers[0].text != answers[1].text  # one fresh copy per case
+    assert (tpl / "hello.txt").read_text() == "hello\n" and (tpl / "obsolete.log").exists()
+    fixed = provider({"command_template": f"{shlex.quote(sys.executable)} -c "
+                      f"{shlex.quote('import os; print(os.getcwd())')}", "cwd": "."}, tmp_path)
+    response = ask(fixed, workspace=spec, eval_file=str(tmp_path / "e.yaml"))
+    assert response.text.strip() == str(tmp_path) and response.file_changes is None
