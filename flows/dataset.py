@@ -65,8 +65,8 @@ def run_dataset(dataset: Dataset, target: str | Target | Callable[[Any], Any], e
         jobs = select_shard([Job(c, main) for c in suite.cases], parse_shard(shard))
         plan = Plan(opts, [suite], used, {main: judge_name}, jobs, int(opts.workers or 1),
                     keep_workspaces=opts.keep_workspaces)
-        runtimes = typed_runtimes(used, main, judge_name, provider, jobs)
-        specs = (target if provider is None else None, judge, targets, provider)
+        runtimes = typed_runtimes(used, main, judge_name, provider, jobs, plan.workers)
+        specs = (target if provider is None else None, judge, targets, provider, plan.workers)
         records: list[dict[str, Any]] = []
         _point_at_server(verbose, log)  # Prefect reads its settings when first imported
         from flows.distributed import ShippedJobs
@@ -89,13 +89,13 @@ def _point_at_server(verbose: bool, log: Callable[[str], None]) -> None:
 
 
 def _worker_runtimes(target: Any, judge: Any, targets: str | None, provider: Any,
-                     jobs: list[Any]) -> dict[str, Any]:
+                     workers: int, jobs: list[Any]) -> dict[str, Any]:
     """On a Dask worker: targets named in targets.yaml are resolved there (its environment
     holds the keys; none travel with the batch)."""
     from tasks.api.typed_targets import run_targets, typed_runtimes
     used, main, judge_name = run_targets(provider.target if provider else target, judge,
                                          targets, _log)
-    return typed_runtimes(used, main, judge_name, provider, jobs)
+    return typed_runtimes(used, main, judge_name, provider, jobs, workers)
 
 
 evaluate = run_dataset  # seed 002 spelling

@@ -162,7 +162,7 @@ class EvalLoop(Generic[InputT, ExpectedT]):
             self._provider = CallableProvider(main, self._target, {})
         probe = Job(self._case(Sample("preflight", None, None)), self.target_name)
         runtimes = typed_runtimes(self.used, self.target_name, self.judge_name, self._provider,
-                                  [probe])
+                                  [probe], self.workers)
         self._evaluators = typed_evaluators(self.evaluator, self._expected.__getitem__,
                                             self._provider)
         self._jobs = JobRunner.for_targets(runtimes, RunOptions(),

@@ -66,15 +66,18 @@ def callable_runtime(provider: CallableProvider, judge: Target | None):
 
 
 def typed_runtimes(used: dict[str, Target], main: str, judge_name: str | None,
-                   provider: CallableProvider | None, jobs: list[Any]) -> dict[str, Any]:
+                   provider: CallableProvider | None, jobs: list[Any],
+                   workers: int = 1) -> dict[str, Any]:
     """The runtimes of a typed run: the callable's, or the named targets' (built,
-    preflight-checked and retry-wrapped by the runtime builder, as an eval file's)."""
+    preflight-checked and retry-wrapped by the runtime builder, as an eval file's; each
+    target's window up to its own ``workers``, else the run's ``workers``)."""
     from tasks.plan.plan import EvalOptions, Plan
     from tasks.engine.runtime import build_runtimes
     if provider is not None:
         return callable_runtime(provider, used.get(judge_name or ""))
     paths = sorted({job.case.file for job in jobs})
-    return build_runtimes(Plan(EvalOptions(paths=paths), [], used, {main: judge_name}, jobs, 1))
+    return build_runtimes(Plan(EvalOptions(paths=paths), [], used, {main: judge_name}, jobs,
+                               workers))
 
 
 def categorical_judge(target: Any = None, criterion: str | None = None, *,

@@ -186,9 +186,10 @@ def test_stop_finishes_the_samples_in_flight():
 
 @pytest.mark.slow
 def test_a_worker_runs_a_targets_yaml_target_by_name(redis_url, tmp_path):  # noqa: F811
+    """... with its --workers samples in flight at the target (it ran one at a time)."""
     from tests.stub_llm import start_stub
 
-    base_url, stub = start_stub()
+    base_url, stub = start_stub(latency_ms=300)
     targets = tmp_path / "targets.yaml"
     targets.write_text("$schema: agentv-targets-v2\ntargets:\n  - name: agent\n"
                        f"    provider: openai\n    base_url: {base_url}/v1\n    model: m\n"
@@ -202,18 +203,23 @@ def test_a_worker_runs_a_targets_yaml_target_by_name(redis_url, tmp_path):  # no
     worker = subprocess.Popen(
         [sys.executable, "-m", "flows.cli.main", "worker", "--requests", f"{redis_url}#{name}-req",
          "--results", f"{redis_url}#{name}-res", "--program", "qa_checks:check",
-         "--target", "agent", "--targets", str(targets), "--out", "records.jsonl"],
+         "--target", "agent", "--targets", str(targets), "--out", "records.jsonl",
+         "--workers", "4"],
         cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE, text=True)
     try:
-        submit_dataset(Dataset((Sample("q1", "What is 20 + 22?", "42"),)), requests)
-        [result] = collect_results(results, 1, timeout_seconds=60).results
-        assert result.score.passed and result.record["target"] == "agent"
+        submit_dataset(Dataset(tuple(Sample(f"q{i}", "What is 20 + 22?", "42")
+                                     for i in range(8))), requests)
+        report = collect_results(results, 8, timeout_seconds=60)
+        assert len(report.results) == 8
+        for result in report.results:
+            assert result.score.passed and result.record["target"] == "agent"
+        assert stub.max_inflight == 4, stub.max_inflight
         worker.send_signal(signal.SIGTERM)
         _, err = worker.communicate(timeout=20)
         assert worker.returncode == 0 and "target agent" in err
         written = (tmp_path / "records.jsonl").read_text()
-        assert json.loads(written)["candidate_answer"] == "The answer is 42."
+        assert json.loads(written.splitlines()[0])["candidate_answer"] == "The answer is 42."
         assert "sk-worker-key-9999" not in written + err
     finally:
         if worker.poll() is None:
