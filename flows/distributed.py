@@ -20,13 +20,12 @@ import json
 import os
 import uuid
 from dataclasses import asdict
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import asynccontextmanager
-from typing import Any, AsyncIterator, Callable, Protocol
+from typing import Any, Callable, Protocol
 
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
+from flows.dask_limits import DaskLimits
 from flows.scrubbed import PERSIST, scrub_errors
 from flows.artifacts.batches import publish_batch_table
 from flows.session import RunSession
@@ -79,87 +78,6 @@ def remote_options(options: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-class DaskLimits:
-    """``--workers`` and the per-file caps as semaphores of the cluster (picklable: names
-    and sizes; ``bind`` attaches them to the worker's client)."""
-
-    def __init__(self, run_id: str, workers: int, file_caps: dict[str, int]):
-        self.run_id, self.workers, self.file_caps = run_id, workers, file_caps
-        self.stop_event = f"agentv-{run_id}-stop"
-        self._bound: dict[str | None, Any] = {}
-        self._pool: ThreadPoolExecutor | None = None
-        self._releases: ThreadPoolExecutor | None = None
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {"run_id": self.run_id, "workers": self.workers, "file_caps": self.file_caps}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["run_id"], state["workers"], state["file_caps"])  # type: ignore[misc]
-
-    def semaphore_names(self) -> dict[str | None, tuple[str, int]]:
-        names: dict[str | None, tuple[str, int]] = {
-            None: (f"agentv-{self.run_id}-workers", self.workers)}
-        for i, (file, cap) in enumerate(sorted(self.file_caps.items())):
-            names[file] = (f"agentv-{self.run_id}-file-{i}", cap)
-        return names
-
-    def bind(self, client: Any) -> None:
-        from distributed import Semaphore
-        self._bound = {key: Semaphore(max_leases=n, name=name, scheduler_rpc=client.scheduler,
-                                      loop=client.loop)
-                       for key, (name, n) in self.semaphore_names().items()}
-        # a blocked acquire holds a thread; releases have threads of their own, so a batch
-        # with more jobs waiting for a lease than there are threads still makes progress
-        self._pool = ThreadPoolExecutor(64, "agentv-leases")
-        self._releases = ThreadPoolExecutor(4, "agentv-lease-releases")
-
-    def unbind(self) -> None:
-        for sem in self._bound.values():
-            callback = getattr(sem, "refresh_callback", None)
-            if callback is not None:
-                sem.loop.add_callback(callback.stop)
-        for pool in (self._pool, self._releases):
-            if pool is not None:
-                pool.shutdown(wait=False)
-
-    @asynccontextmanager
-    async def slot(self, file: str | None) -> AsyncIterator[None]:
-        """A lease of the file's cap and one of ``--workers``, taken in one lease thread (a
-        job holding its file's lease never waits for a thread to ask for the run's)."""
-        loop = asyncio.get_running_loop()
-        wanted = [self._bound[file]] if file in self._bound and file is not None else []
-        taking = loop.run_in_executor(self._pool, _acquire_all, [*wanted, self._bound[None]])
-        try:
-            held = await asyncio.shield(taking)
-        except asyncio.CancelledError:  # the leases still come: give them back
-            releases = self._releases
-            taking.add_done_callback(lambda f: None if f.cancelled() or f.exception()
-                                     or releases is None else
-                                     releases.submit(_release_all, f.result()))
-            raise
-        try:
-            yield
-        finally:
-            await loop.run_in_executor(self._releases, _release_all, held)
-
-
-def _acquire_all(semaphores: list[Any]) -> list[Any]:
-    held: list[Any] = []
-    try:
-        for sem in semaphores:
-            sem.acquire()
-            held.append(sem)
-    except BaseException:
-        _release_all(held)
-        raise
-    return held
-
-
-def _release_all(held: list[Any]) -> None:
-    for sem in reversed(held):
-        sem.release()
-
-
 async def _follow_stop(event: Any, control: RunControl) -> None:
     """Worker side: the run's stop event becomes this batch's stop."""
     while not control.stopping:
@@ -190,7 +108,7 @@ async def run_remote_batch(label: str, part: RemoteJobs, limits: DaskLimits,
         follower.cancel()
         watchdog.cancel()
         await close_runtimes(runtimes)
-        limits.unbind()
+        await limits.unbind()
     records = redact_obj(records)
     await publish_batch_table(label, [r for r in records if r])
     return {"records": records, "skipped": control.skipped}
