@@ -79,3 +79,44 @@ def test_unreachable_server_falls_back_to_a_local_limit(monkeypatch):
     assert time.monotonic() - started < 15
     assert len(said) == 1 and "unreachable" in said[0] and "local limit of 2" in said[0]
     assert pool.offline
+
+
+def _active_slots(api: str, name: str) -> int:
+    with urllib.request.urlopen(f"{api}/v2/concurrency_limits/{name}") as reply:
+        return json.load(reply)["active_slots"]
+
+
+@pytest.mark.slow
+def test_a_busy_run_reuses_its_leases_and_gives_every_one_back(prefect_api, monkeypatch):
+    """40 calls of one run through a 2-slot limit: never more than 2 at once, a lease serves
+    the run's next waiting call instead of going back and forth (at most ~2 server calls per
+    MAX_USES calls, not 2 per call), an idle kept lease goes back within SPARE_S, and the
+    run's end gives back every lease."""
+    from flows.shared_limits import SPARE_S, PrefectSlots
+    monkeypatch.setenv("PREFECT_API_URL", prefect_api)
+    name = f"reuse-{uuid.uuid4().hex[:8]}"
+    pool = PrefectSlots(SharedLimit(name, 2), print)
+    inflight, peak = 0, 0
+
+    async def call() -> None:
+        nonlocal inflight, peak
+        async with pool.hold():
+            inflight += 1
+            peak = max(peak, inflight)
+            await asyncio.sleep(0.01)
+            inflight -= 1
+
+    async def busy_then_idle() -> tuple[int, int, int]:
+        await asyncio.gather(*(call() for _ in range(40)))
+        busy = pool.server_calls
+        await asyncio.sleep(SPARE_S * 3)
+        idle = await asyncio.to_thread(_active_slots, prefect_api, name)
+        async with pool.hold():
+            pass
+        await pool.aclose()
+        return busy, idle, await asyncio.to_thread(_active_slots, prefect_api, name)
+
+    busy, idle, closed = asyncio.run(busy_then_idle())
+    assert peak == 2 and not pool.offline
+    assert busy <= 30, busy  # takes, 423 polls and releases: 2 per call before (80+)
+    assert idle == 0 and closed == 0
