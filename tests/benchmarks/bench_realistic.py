@@ -2,6 +2,7 @@
 
     .venv/bin/python tests/benchmarks/bench_realistic.py                  # N=5000, 50 workers
     .venv/bin/python tests/benchmarks/bench_realistic.py --n 1000 --routes azure,anthropic
+    .venv/bin/python tests/benchmarks/bench_realistic.py --n 2000 --routes openai --shared-slots 50
 
 For each route (openai, azure, anthropic, gemini) it starts the loopback stub
 (tests/stub_llm.py) in its own process with a seeded lognormal latency (p50 300 ms,
@@ -33,16 +34,18 @@ ROUTES = ("openai", "azure", "anthropic", "gemini")
 KEY = "sk-bench-not-a-real-key"
 
 
-def target_yaml(name: str, route: str, base: str) -> str:
+def target_yaml(name: str, route: str, base: str, shared: str = "") -> str:
     settings = {"openai": f"model: gpt-4o-mini\n    base_url: {base}/v1",
                 "azure": f"endpoint: {base}\n    model: gpt-4o\n    version: 2024-10-21",
                 "anthropic": f"model: claude-haiku-4-5\n    base_url: {base}",
                 "gemini": f"model: gemini-2.5-flash\n    base_url: {base}"}[route]
     return (f"  - name: {name}\n    provider: {route}\n    {settings}\n    api_key: {KEY}\n"
-            "    judge_target: judge\n")
+            "    judge_target: judge\n" + shared)
 
 
-def make_suite(d: Path, n: int, route: str, base: str) -> Path:
+def make_suite(d: Path, n: int, route: str, base: str, shared_slots: int = 0) -> Path:
+    """``shared_slots``: target and judge share one Prefect global concurrency limit (the
+    provider's deployment), every call holding one of its slots."""
     rng = random.Random(7)
     rows = ["$schema: agentv-eval-v2", "target: bench", "evalcases:"]
     for i in range(n):
@@ -51,9 +54,11 @@ def make_suite(d: Path, n: int, route: str, base: str) -> Path:
                  f'    expected_outcome: "says {a + b}"', "    evaluators:",
                  "      - {name: judge, type: llm_judge}"]
     (d / "EVAL.yaml").write_text("\n".join(rows) + "\n")
+    shared = (f"    shared_limit: {{name: bench-{route}-{os.getpid()}, slots: {shared_slots}}}\n"
+              if shared_slots else "")
     (d / "targets.yaml").write_text("$schema: agentv-targets-v2\ntargets:\n"
-                                    + target_yaml("bench", route, base)
-                                    + target_yaml("judge", route, base))
+                                    + target_yaml("bench", route, base, shared)
+                                    + target_yaml("judge", route, base, shared))
     return d / "EVAL.yaml"
 
 
@@ -130,7 +135,7 @@ def run_route(route: str, args) -> dict:
     base = stub.stdout.readline().split()[1]
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
-        eval_file = make_suite(d, args.n, route, base)
+        eval_file = make_suite(d, args.n, route, base, args.shared_slots)
         out = d / "results.jsonl"
         srv0 = server_cpu_s(args.root)
         cmd = [PY, "-m", "flows.eval", str(eval_file), "--targets", str(d / "targets.yaml"),
@@ -174,6 +179,8 @@ def main() -> None:
     p.add_argument("--n", type=int, default=5000)
     p.add_argument("--workers", type=int, default=50)
     p.add_argument("--routes", default=",".join(ROUTES), help="comma-separated wire formats")
+    p.add_argument("--shared-slots", type=int, default=0,
+                   help="target and judge under one shared_limit of this many slots")
     p.add_argument("--p50-ms", type=float, default=300.0)
     p.add_argument("--p99-ms", type=float, default=2000.0)
     p.add_argument("--root", type=Path, default=ROOT, help="the agentv checkout to run")
