@@ -284,9 +284,11 @@ def test_the_nightly_deployment_checks_its_prefect_tasks_parameter(tmp_path):
         check_deployment_file(bad)
 
 
-def test_a_dask_worker_rebuilds_the_plan_with_a_local_runs_concurrency():
+def test_a_dask_worker_rebuilds_the_plan_with_a_local_runs_concurrency(prefect_api):
     """--workers 128 bounds the cluster (its semaphore); the plan a worker rebuilds from the
-    options (validated as a local run's) runs at most 50 at once per batch."""
+    options (validated as a local run's) runs at most 50 at once per batch. (It imports
+    Prefect in this process: after the session's server is in its settings, else every
+    later in-process Prefect client of this worker talks to a temporary server.)"""
     from flows.distributed import remote_options
     options = remote_options({"paths": ["e.yaml"], "workers": 128, "task_runner": "dask",
                               "dask_address": "tcp://127.0.0.1:8786"})

@@ -58,8 +58,8 @@ def test_ways_to_continue_a_run_exclude_each_other(tmp_path):
     assert err.value.field == "--out" and "a new results file" in err.value.message
 
 
-def test_budget_is_counted_in_this_process_not_on_dask():
-    pytest.importorskip("prefect_dask")
+def test_budget_is_counted_in_this_process_not_on_dask(prefect_api):
+    pytest.importorskip("prefect_dask")  # imports Prefect: after the session's server is set
     with pytest.raises(ConfigError) as err:
         EvalOptions(paths=["e.yaml"], budget_usd=1.0, task_runner="dask")
     assert err.value.field == "--budget-usd"
@@ -129,8 +129,8 @@ def test_retry_errors_fills_a_new_output_folder(tmp_path):
     assert opts.retry_errors == str(earlier) and not opts.continued
 
 
-def test_workers_bound_a_dask_cluster_up_to_a_thousand():
-    pytest.importorskip("prefect_dask")
+def test_workers_bound_a_dask_cluster_up_to_a_thousand(prefect_api):
+    pytest.importorskip("prefect_dask")  # imports Prefect: after the session's server is set
     opts = EvalOptions(paths=["e.yaml"], workers="128", task_runner="dask",
                        dask_address="tcp://127.0.0.1:8786")
     assert opts.workers == 128
