@@ -139,8 +139,13 @@ def run_from_cli(opts: EvalOptions, show_failures: int = 10) -> int:
     """Run, print the outcome (the ``show_failures`` worst failed cases); exit code 0, 1
     (a quality gate failed), 2 (I/O failure), 3 (the Prefect API lost mid-run), 130/143
     (interrupted by Ctrl-C/SIGTERM)."""
+    import logging
     from flows.launch import run_eval
     started = time.perf_counter()
+    # a log record Prefect cannot send is not the user's error: when the API is lost, one
+    # ``error:`` line says so (Prefect's log sender would print "--- Error logging to API
+    # ---" and the exception, unterminated, in front of it); --verbose keeps them
+    logging.raiseExceptions = bool(opts.verbose)
     bar, kept = ProgressBar(), KeptWorkspaces(opts.keep_workspaces)
     bar.begin()
 
