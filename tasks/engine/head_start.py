@@ -46,7 +46,7 @@ def local_job_runner(plan: Plan, runtimes: dict[str, TargetRuntime],
     budget = Budget(opts.budget_usd) if opts.budget_usd is not None else None
     runner = JobRunner.for_targets(runtimes, options, LocalLimits(plan.workers, caps),
                                    ledger.control, ledger.record_finished, budget)
-    runner.begun = set()  # a batch run again outside Prefect runs no case twice
+    runner.marks_begun = True  # a batch run again outside Prefect runs no case twice
     return runner
 
 

@@ -133,9 +133,9 @@ class JobRunner:
         self.execute = execute or runner.run
         self.budget = budget
         self.started: dict[str, asyncio.Task[Record | None]] = {}  # head start, by job key
-        # the keys of the jobs that run or ran, when asked for (a run's local runner: one
-        # run's keys; not a long-lived worker's)
-        self.begun: set[str] | None = None
+        # whether each job it runs is marked as begun (``Job.begun_by``): a run's local
+        # runner, not a long-lived worker's
+        self.marks_begun = False
 
     @classmethod
     def for_targets(cls, runtimes: dict[str, TargetRuntime], options: RunOptions,
@@ -154,8 +154,8 @@ class JobRunner:
     def not_begun(self, jobs: list[Job]) -> list[Job]:
         """``jobs`` but those that run or ran already (a head start's are adopted): a batch
         run again, outside Prefect, after Prefect failed around it, runs no case twice."""
-        begun = self.begun or set()
-        return [job for job in jobs if job.key in self.started or job.key not in begun]
+        return [job for job in jobs
+                if job.begun_by is not self or job.key in self.started]
 
     def holds(self, jobs: list[Job]) -> bool:
         """Whether some of ``jobs`` already started (a batch must adopt them)."""
@@ -193,8 +193,8 @@ class JobRunner:
             if control.stopping:
                 control.skipped += 1
                 return None  # stopping: schedule nothing new
-            if self.begun is not None:
-                self.begun.add(job.key)
+            if self.marks_begun:
+                job.begun_by = self
             if self.budget is not None and self.budget.exceeded:
                 self.budget.not_run += 1
                 return self.sink(self.runner.not_run_record(job, self.budget.reason()))
@@ -205,8 +205,7 @@ class JobRunner:
                 record = await self.execute(job)
             except asyncio.CancelledError:
                 control.skipped += 1
-                if self.begun is not None:
-                    self.begun.discard(job.key)
+                job.begun_by = None
                 return None  # cancelled after the grace period: not recorded, resumable
             finally:
                 if task is not None:

@@ -4,8 +4,8 @@ A 20,000-case suite as ``EvalCase`` objects (messages, segments, pydantic evalua
 ~3 KB a case, and its YAML node tree more while it is parsed. Instead each case's YAML
 mapping is packed as soon as the parser closes it (``pack``: plain tuples with every line
 number, marshalled, ~200 bytes) and the file is validated case by case; what stays is the
-packed bytes (a large file's spilled to an unnamed temporary file) and a ``CaseRef`` per case
-(id, line, target, trials).
+packed bytes (a large file's spilled to an unnamed temporary file), each case's id, line and
+whether a judge scores it in the store's columns, and a ``CaseRef`` (store, index) per case.
 A job builds its ``EvalCase`` again from the packed mapping when it runs (``CaseRef.get``),
 through the same ``parse_case`` that validated it; a small cache keeps the cases of the
 jobs in flight. Once every job has finished, ``release_cases`` lets the buffers go.
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import marshal
 import os
-import sys
 import tempfile
 import threading
 from array import array
@@ -105,6 +104,31 @@ class CaseStore:
         self.build = build
         self._built: OrderedDict[int, EvalCase] = OrderedDict()
         self.released = False
+        # what planning reads of each case, as columns (kept after ``release``)
+        self.file = ""
+        self._ids, self._id_ends = bytearray(), array("Q")  # UTF-8, one buffer: no str each
+        self.lines = array("I")
+        self.judged = bytearray()
+        self.targets: dict[int, Any] = {}  # the cases naming their own target or trials
+        self.trials: dict[int, int] = {}
+
+    def keep(self, case: EvalCase) -> None:
+        """What planning needs of ``case`` (just added, built from its packed form)."""
+        from tasks.load.eval_case import asks_judge
+        index = len(self._id_ends)
+        self.file = self.file or case.file
+        self._ids += case.id.encode("utf-8", "surrogatepass")
+        self._id_ends.append(len(self._ids))
+        self.lines.append(case.line)
+        self.judged.append(asks_judge(case.evaluators))
+        if case.target is not None:
+            self.targets[index] = case.target
+        if case.trials is not None:
+            self.trials[index] = case.trials
+
+    def id(self, index: int) -> str:
+        start = self._id_ends[index - 1] if index else 0
+        return self._ids[start:self._id_ends[index]].decode("utf-8", "surrogatepass")
 
     def add(self, packed: bytes) -> None:
         if self._file is None:
@@ -138,42 +162,63 @@ class CaseStore:
         self._file, self.data, self.ends, self._built = None, bytearray(), array("Q"), OrderedDict()
         self.released = True
 
-    def case(self, ref: CaseRef) -> EvalCase:
+    def case(self, index: int) -> EvalCase:
         if self.released:
-            raise RuntimeError(f"{ref.where}: case {ref.id!r} asked for after the run's "
-                               "cases were released")
-        built = self._built.get(ref.index)
+            raise RuntimeError(f"{self.file}:{self.lines[index]}: case {self.id(index)!r} "
+                               "asked for after the run's cases were released")
+        built = self._built.get(index)
         if built is None:
-            packed = self.packed(ref.index)
+            packed = self.packed(index)
             raw = unpack(packed)
             if isinstance(packed, memoryview):
                 packed.release()  # the buffer may grow again only when no view is held
-            built = self._built[ref.index] = self.build(raw, ref.line)
+            built = self._built[index] = self.build(raw, self.lines[index])
             if len(self._built) > CACHE_SIZE:
                 self._built.popitem(last=False)
         else:
-            self._built.move_to_end(ref.index)
+            self._built.move_to_end(index)
         return built
 
 
 class CaseRef:
-    """What planning needs of one case without building it; ``get()`` builds it."""
+    """What planning needs of one case without building it (read from its store's
+    columns); ``get()`` builds it."""
 
-    __slots__ = ("store", "index", "id", "file", "line", "target", "trials", "judged")
+    __slots__ = ("store", "index")
 
-    def __init__(self, store: CaseStore, index: int, case: EvalCase) -> None:
-        from tasks.load.eval_case import asks_judge
+    def __init__(self, store: CaseStore, index: int) -> None:
         self.store, self.index = store, index
-        self.id, self.file, self.line = sys.intern(case.id), case.file, case.line
-        self.target, self.trials = case.target, case.trials
-        self.judged = asks_judge(case.evaluators)
+
+    @property
+    def id(self) -> str:
+        return self.store.id(self.index)
+
+    @property
+    def file(self) -> str:
+        return self.store.file
+
+    @property
+    def line(self) -> int:
+        return self.store.lines[self.index]
+
+    @property
+    def target(self) -> Any:
+        return self.store.targets.get(self.index)
+
+    @property
+    def trials(self) -> int | None:
+        return self.store.trials.get(self.index)
+
+    @property
+    def judged(self) -> bool:
+        return bool(self.store.judged[self.index])
 
     @property
     def where(self) -> str:
         return f"{self.file}:{self.line}"
 
     def get(self) -> EvalCase:
-        return self.store.case(self)
+        return self.store.case(self.index)
 
     def __reduce__(self) -> tuple[Any, ...]:  # shipped elsewhere: as the case itself
         return _same, (self.get(),)
@@ -186,11 +231,38 @@ def _same(value: Any) -> Any:
     return value
 
 
+class CaseRefs(Sequence[CaseRef]):
+    """A store's cases as ``CaseRef``s, each made when it is looked at (a 100,000-case file
+    keeps none)."""
+
+    def __init__(self, store: CaseStore) -> None:
+        self.store = store
+
+    def __len__(self) -> int:
+        return len(self.store.lines)
+
+    @overload
+    def __getitem__(self, index: int) -> CaseRef: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[CaseRef]: ...
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return [CaseRef(self.store, i) for i in range(len(self))[index]]
+        if not -len(self) <= index < len(self):
+            raise IndexError(index)
+        return CaseRef(self.store, index % len(self))
+
+    def __iter__(self) -> Iterator[CaseRef]:
+        return (CaseRef(self.store, i) for i in range(len(self)))
+
+
 class LazyCases(Sequence[EvalCase]):
     """A loaded suite's ``cases``: each built when it is looked at; ``refs`` for planning."""
 
-    def __init__(self, refs: list[CaseRef]) -> None:
-        self.refs = refs
+    def __init__(self, store: CaseStore) -> None:
+        self.refs = CaseRefs(store)
 
     def __len__(self) -> int:
         return len(self.refs)
@@ -210,8 +282,7 @@ class LazyCases(Sequence[EvalCase]):
         return (ref.get() for ref in self.refs)
 
     def release(self) -> None:
-        for store in {id(ref.store): ref.store for ref in self.refs}.values():
-            store.release()
+        self.refs.store.release()
 
 
 def release_cases(suites: Sequence[Any]) -> None:

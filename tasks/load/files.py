@@ -15,7 +15,7 @@ from evaluators.registry import build_evaluators
 from providers.agents.workspace_spec import parse_workspace
 from providers.errors import ConfigError, ErrorCollector, did_you_mean
 from tasks.load.boundary import Boundary, check_workspace
-from tasks.load.case_store import CaseRef, CaseStore, LazyCases, Packed, pack, unpack
+from tasks.load.case_store import CaseStore, LazyCases, Packed, pack, unpack
 from tasks.load.eval_case import EvalCase, EvalSuite, file_tags  # noqa: F401 - this module's API
 from tasks.load.gates import parse_gates
 from tasks.load.messages import guideline_patterns, parse_messages
@@ -269,12 +269,11 @@ def _file_keys(suite: EvalSuite, data: LineDict, p: Path, fpath: str,
 
 
 def _validated_cases(raw_cases: list, lines: list[int] | None, spath: str, suite: EvalSuite,
-                     defaults: list[Evaluator], emit: Callable[[str], None]) -> list[CaseRef]:
+                     defaults: list[Evaluator], emit: Callable[[str], None]) -> CaseStore:
     """Each case built once from its packed form (as a job will build it), checked, and let
-    go: what is kept is the packed case and a ``CaseRef``."""
+    go: what is kept is the packed case and what planning reads of it (the store's columns)."""
     store = CaseStore(lambda raw, line: parse_case(raw, spath, line, suite, defaults, _quiet))
     seen: dict[str, int] = {}
-    refs: list[CaseRef] = []
     errors = ErrorCollector()  # every case's errors at once
     for i in range(len(raw_cases)):
         line = lines[i] if lines else _line_of(raw_cases, i)
@@ -288,9 +287,9 @@ def _validated_cases(raw_cases: list, lines: list[int] | None, spath: str, suite
                                   f"{seen[case.id]})", f"{spath}:{line}", "id")
             seen[case.id] = line
             store.add(packed)
-            refs.append(CaseRef(store, len(refs), case))
+            store.keep(case)
     errors.raise_any()
-    return refs
+    return store
 
 
 def _quiet(_message: str) -> None:

@@ -19,25 +19,35 @@ from tasks.plan.prompts import Mode, guideline_segments, llm_chat, prompt_inputs
 
 class Job:
     """One case × target × trial. ``case`` is an ``EvalCase``, or a loaded file's
-    ``CaseRef``: then the case is built when the job looks at it (``job.case``) and
-    ``job.file`` / ``job.key`` (``file::eval_id::target::trial``) never build it."""
+    ``CaseRef``: then the job keeps the ref's store and index, the case is built when the job
+    looks at it (``job.case``) and ``job.file`` / ``job.key``
+    (``file::eval_id::target::trial``) never build it.
+    ``begun_by``: the job runner that began it (a batch run again runs no case twice; a
+    flag, not a set of keys: a 100,000-job run keeps no key per job)."""
 
-    __slots__ = ("_case", "target", "trial", "_key")
+    __slots__ = ("_case", "_index", "target", "trial", "_key", "begun_by")
 
     def __init__(self, case: EvalCase | CaseRef, target: str, trial: int = 0,
                  key: str = "") -> None:
-        self._case, self.target, self.trial = case, target, trial
+        ref = isinstance(case, CaseRef)  # no CaseRef kept per job: its store and index
+        self._case: Any = case.store if ref else case  # type: ignore[union-attr]
+        self._index: int = case.index if ref else -1  # type: ignore[union-attr]
+        self.target, self.trial = target, trial
         self._key = key or None  # else made when asked: a 20,000-job plan keeps no keys
+        self.begun_by: object | None = None
+
+    @property
+    def ref(self) -> EvalCase | CaseRef:
+        """The case as planning sees it: a ``CaseRef`` (nothing built) or the ``EvalCase``."""
+        return self._case if self._index < 0 else CaseRef(self._case, self._index)
 
     @property
     def key(self) -> str:
-        case = self._case
-        return self._key or case_key(case.file, case.id, self.target, self.trial)
+        return self._key or case_key(self.file, self.case_id, self.target, self.trial)
 
     @property
     def case(self) -> EvalCase:
-        case = self._case
-        return case.get() if isinstance(case, CaseRef) else case
+        return self._case if self._index < 0 else self._case.case(self._index)
 
     @property
     def file(self) -> str:
@@ -45,7 +55,7 @@ class Job:
 
     @property
     def case_id(self) -> str:
-        return self._case.id
+        return self._case.id if self._index < 0 else self._case.id(self._index)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Job) and (self.key, self.target, self.trial) == (
@@ -56,6 +66,9 @@ class Job:
 
     def __repr__(self) -> str:
         return f"Job({self.key!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:  # shipped elsewhere: not who began it here
+        return Job, (self.ref, self.target, self.trial, self._key or "")
 
 
 def case_key(file: str, eval_id: str, target: str, trial: int) -> str:

@@ -34,13 +34,13 @@ def judge_errors(jobs: Iterable[Any], resolver: Any) -> list[ConfigError]:
     users: dict[str, list[Any]] = {}
     for job in jobs:
         if resolver.judge_of.get(job.target) is None:
-            users.setdefault(job.target, []).append(job._case)
+            users.setdefault(job.target, []).append(job.ref)
     errors = []
     for key, cases in users.items():
         found = resolver.provider_of(key)
         if found is None or not _is_agent(found[0]):
             continue
-        judged = [c for c in {id(c): c for c in cases}.values() if _judged(c)]
+        judged = [c for c in {(c.file, c.line, c.id): c for c in cases}.values() if _judged(c)]
         if not judged:
             continue
         first = judged[0]

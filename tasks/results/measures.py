@@ -4,7 +4,7 @@ histogram's bins, and the names of the breakdown table's columns."""
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator, Sequence
 
 BINS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
 BIN_LABELS = ("[0.0, 0.2)", "[0.2, 0.4)", "[0.4, 0.6)", "[0.6, 0.8)", "[0.8, 1.0]")
@@ -24,22 +24,39 @@ def number(value: Any) -> float:
         return NAN
 
 
+def _sum_count(values: Iterable[float], mean: float | None = None) -> tuple[float, int]:
+    """fsum of the non-NaN ``values`` (of their squared distances to ``mean`` if given) and
+    their count, streamed: a run's 100,000 scores are not copied into a list at its end."""
+    count = 0
+
+    def known() -> Iterator[float]:
+        nonlocal count
+        for v in values:
+            if v == v:
+                count += 1
+                yield v if mean is None else (v - mean) ** 2
+    total = math.fsum(known())
+    return total, count
+
+
 def exact_mean(values: Iterable[float]) -> float:
     """The mean of the non-NaN ``values``, correctly rounded whatever their order
     (``math.fsum``): a rounded mean or a ``--fail-under`` gate never depends on the order
     cases finished in. NaN when there is none."""
-    known = [v for v in values if v == v]
-    return math.fsum(known) / len(known) if known else math.nan
+    total, count = _sum_count(values)
+    return total / count if count else math.nan
 
 
 def exact_std(values: Iterable[float]) -> float:
     """The sample standard deviation (ddof=1) of the non-NaN ``values``, order-independent
     like ``exact_mean``. NaN below two values."""
-    known = [v for v in values if v == v]
-    if len(known) < 2:
+    if not isinstance(values, Sequence):  # two passes: a generator is read once
+        values = list(values)
+    total, count = _sum_count(values)
+    if count < 2:
         return math.nan
-    mean = math.fsum(known) / len(known)
-    return math.sqrt(math.fsum((v - mean) ** 2 for v in known) / (len(known) - 1))
+    squares, _ = _sum_count(values, total / count)
+    return math.sqrt(squares / (count - 1))
 
 
 def histogram(scores: Iterable[float]) -> list[int]:

@@ -45,7 +45,7 @@ def bootstrap_ci(values, resamples: int = RESAMPLES, seed: int = 0,
     20,000 cases, at the end of the run — and its Monte Carlo noise there exceeds the
     difference."""
     import numpy as np
-    data = np.asarray(list(values), dtype=float)
+    data = np.asarray(values if hasattr(values, "__len__") else list(values), dtype=float)
     if len(data) < 2:
         return None
     if len(data) >= NORMAL_FROM:

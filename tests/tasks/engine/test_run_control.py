@@ -14,7 +14,7 @@ from tasks.engine.case_runner import CaseRunner, RunOptions
 
 
 def job(name: str) -> Job:
-    return cast(Job, SimpleNamespace(key=name, case=SimpleNamespace(file=None)))
+    return cast(Job, SimpleNamespace(key=name, case=SimpleNamespace(file=None), begun_by=None))
 
 
 async def _stop_while_running(control: RunControl, then: Any = None) -> list[Any]:
@@ -97,7 +97,7 @@ def test_a_batch_run_again_runs_no_case_twice_but_adopts_a_head_start():
         return {"eval_id": j.key}
     cases = cast(CaseRunner, SimpleNamespace(batching=lambda jobs: False))
     runner = JobRunner(cases, LocalLimits(4, {}), RunControl(grace_s=None), execute=execute)
-    runner.begun = set()
+    runner.marks_begun = True
     batch = [job("a"), job("b"), job("c"), job("d")]
 
     async def run() -> list[str]:

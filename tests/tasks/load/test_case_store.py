@@ -141,7 +141,7 @@ def test_warnings_are_given_once_when_loaded_never_when_a_job_builds(tmp_path):
 def test_jobs_know_their_key_and_file_without_building_their_case(tmp_path):
     f = write_suite(tmp_path)
     plan = build_plan(EvalOptions(paths=[str(f)], dry_run=True), warn=lambda _: None)
-    refs = [j._case for j in plan.jobs]
+    refs = [j.ref for j in plan.jobs]
     assert all(isinstance(r, CaseRef) for r in refs)
     store = refs[0].store
     store._built.clear()
@@ -165,6 +165,9 @@ def test_a_big_suite_keeps_no_case_objects_after_loading(tmp_path):
     assert len(plan.jobs) == n
     gc.collect()
     assert sum(isinstance(o, EvalCase) for o in gc.get_objects()) == before
+    # nor a CaseRef or an id string per case: the jobs keep their file's store and an index
+    assert not any(isinstance(o, CaseRef) for o in gc.get_objects())
+    assert plan.jobs[-1].case_id == f"c{n - 1}" and plan.jobs[-1].ref.line == 3 + 2 * (n - 1) + 1
     for job in plan.jobs:  # running them builds each case, keeping a bounded number
         assert job.case.id == job.key.split("::")[1]
     gc.collect()
@@ -176,7 +179,7 @@ def test_a_job_travels_with_its_case_built(tmp_path):
     plan = build_plan(EvalOptions(paths=[str(write_suite(tmp_path))], dry_run=True),
                       warn=lambda _: None)
     job = pickle.loads(pickle.dumps(plan.jobs[0]))
-    assert isinstance(job._case, EvalCase) and job.case == plan.jobs[0].case
+    assert isinstance(job.ref, EvalCase) and job.case == plan.jobs[0].case
     assert job == plan.jobs[0] and job.key == plan.jobs[0].key
 
 
