@@ -71,6 +71,19 @@ def unplain(value: Any) -> Any:
     return out
 
 
+class InStore:
+    """What the parsed file's ``evalcases`` list keeps of a case packed straight into its
+    store (``CaseStore.pack_in``): one shared marker; the i-th item is the store's case i."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<a case packed in its store>"
+
+
+IN_STORE = InStore()
+
+
 class Packed(bytes):
     """One case's mapping, packed (never mistaken for a ``!!binary`` value)."""
 
@@ -94,14 +107,14 @@ class CaseStore:
     memory (``ends``) and a job reads its case back with one ``pread``; a small file (most
     of a run of many files) stays in memory and holds no file descriptor."""
 
-    def __init__(self, build: Callable[[Any, int], EvalCase]) -> None:
+    def __init__(self, build: Callable[[Any, int], EvalCase] | None = None) -> None:
         self.data = bytearray()  # the cases until they are spilled
         self._file: IO[bytes] | None = None
         self._written = 0  # bytes appended; case i at [ends[i - 1], ends[i])
         self._flushed = False
         self._lock = threading.Lock()
         self.ends = array("Q")
-        self.build = build
+        self.build = build  # set once the file's defaults are known, before a case is built
         self._built: OrderedDict[int, EvalCase] = OrderedDict()
         self.released = False
         # what planning reads of each case, as columns (kept after ``release``)
@@ -129,6 +142,13 @@ class CaseStore:
     def id(self, index: int) -> str:
         start = self._id_ends[index - 1] if index else 0
         return self._ids[start:self._id_ends[index]].decode("utf-8", "surrogatepass")
+
+    def pack_in(self, value: Any) -> InStore:
+        """The YAML parser's ``pack``: each case of the file goes to the store as the parser
+        closes it (a large file's past ``SPILL_BYTES`` to the temporary file), so the packed
+        cases of a 100,000-case file are never all in memory at once."""
+        self.add(pack(value))
+        return IN_STORE
 
     def add(self, packed: bytes) -> None:
         if self._file is None:
@@ -172,6 +192,7 @@ class CaseStore:
             raw = unpack(packed)
             if isinstance(packed, memoryview):
                 packed.release()  # the buffer may grow again only when no view is held
+            assert self.build is not None, "a case store builds once its file is validated"
             built = self._built[index] = self.build(raw, self.lines[index])
             if len(self._built) > CACHE_SIZE:
                 self._built.popitem(last=False)

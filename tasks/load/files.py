@@ -15,7 +15,7 @@ from evaluators.registry import build_evaluators
 from providers.agents.workspace_spec import parse_workspace
 from providers.errors import ConfigError, ErrorCollector, did_you_mean
 from tasks.load.boundary import Boundary, check_workspace
-from tasks.load.case_store import CaseStore, LazyCases, Packed, pack, unpack
+from tasks.load.case_store import IN_STORE, CaseStore, LazyCases, Packed, pack, unpack
 from tasks.load.eval_case import EvalCase, EvalSuite, file_tags  # noqa: F401 - this module's API
 from tasks.load.gates import parse_gates
 from tasks.load.messages import guideline_patterns, parse_messages
@@ -200,10 +200,11 @@ def load_suite(path: str | Path, warn: Callable[[str], None] | None = None,
     boundary = Boundary.for_suite(p, allowed)
     warnings: list[str] = []
     emit = warn or warnings.append
+    store = CaseStore()  # a YAML file's cases go in as they are parsed
     if p.suffix == ".jsonl":
         data, lines = load_jsonl(p)
     else:
-        data = load_yaml_file(p, pack)
+        data = load_yaml_file(p, store.pack_in)
         lines = None
     from tasks.load.agentv4.suite import lowered  # AgentV 4.x files: the same plan
     v4 = lowered(p, data, lines, emit, boundary)
@@ -238,8 +239,8 @@ def load_suite(path: str | Path, warn: Callable[[str], None] | None = None,
             line = data.line_of("evalcases") if "evalcases" in data else data.line
             raise ConfigError("must be a list of eval cases" if "evalcases" in data
                               else "required field missing", f"{spath}:{line}", "evalcases")
-        suite.cases = LazyCases(_validated_cases(raw_cases, lines, spath, suite, defaults,
-                                                 emit))
+        suite.cases = LazyCases(_validated_cases(store, raw_cases, lines, spath, suite,
+                                                 defaults, emit))
     errors.raise_any()
     return suite
 
@@ -268,25 +269,31 @@ def _file_keys(suite: EvalSuite, data: LineDict, p: Path, fpath: str,
     errors.raise_any()
 
 
-def _validated_cases(raw_cases: list, lines: list[int] | None, spath: str, suite: EvalSuite,
-                     defaults: list[Evaluator], emit: Callable[[str], None]) -> CaseStore:
+def _validated_cases(store: CaseStore, raw_cases: list, lines: list[int] | None, spath: str,
+                     suite: EvalSuite, defaults: list[Evaluator], emit: Callable[[str], None]
+                     ) -> CaseStore:
     """Each case built once from its packed form (as a job will build it), checked, and let
     go: what is kept is the packed case and what planning reads of it (the store's columns)."""
-    store = CaseStore(lambda raw, line: parse_case(raw, spath, line, suite, defaults, _quiet))
+    store.build = lambda raw, line: parse_case(raw, spath, line, suite, defaults, _quiet)
     seen: dict[str, int] = {}
     errors = ErrorCollector()  # every case's errors at once
     for i in range(len(raw_cases)):
         line = lines[i] if lines else _line_of(raw_cases, i)
         item = raw_cases[i]
-        packed = item if isinstance(item, Packed) else pack(item)
+        stored = item is IN_STORE  # packed into the store by the parser: case i there
+        packed = store.packed(i) if stored else item if isinstance(item, Packed) else pack(item)
         raw_cases[i] = None  # the unpacked mapping goes as soon as it is packed
         with errors.check():
-            case = parse_case(unpack(packed), spath, line, suite, defaults, emit)
+            raw = unpack(packed)
+            if isinstance(packed, memoryview):
+                packed.release()
+            case = parse_case(raw, spath, line, suite, defaults, emit)
             if case.id in seen:
                 raise ConfigError(f"duplicate eval case id '{case.id}' (first at line "
                                   f"{seen[case.id]})", f"{spath}:{line}", "id")
             seen[case.id] = line
-            store.add(packed)
+            if not stored:
+                store.add(packed)
             store.keep(case)
     errors.raise_any()
     return store
