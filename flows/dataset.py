@@ -7,7 +7,7 @@ the typed API.
 from __future__ import annotations
 
 import sys
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from evaluators.report import EvalReport
 from providers import secrets
@@ -89,7 +89,7 @@ def _point_at_server(verbose: bool, log: Callable[[str], None]) -> None:
 
 
 def _worker_runtimes(target: Any, judge: Any, targets: str | None, provider: Any,
-                     workers: int, jobs: list[Any]) -> dict[str, Any]:
+                     workers: int, jobs: Sequence[Any]) -> dict[str, Any]:
     """On a Dask worker: targets named in targets.yaml are resolved there (its environment
     holds the keys; none travel with the batch)."""
     from tasks.api.typed_targets import run_targets, typed_runtimes

@@ -20,7 +20,7 @@ import json
 import os
 import uuid
 from dataclasses import asdict
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Protocol, Sequence
 
 from prefect import task
 from prefect.cache_policies import NO_CACHE
@@ -128,8 +128,8 @@ async def _signal_stop(control: RunControl, event: Any) -> None:
     await asyncio.to_thread(event.set)
 
 
-async def run_on_dask(session: RunSession, labelled: list[tuple[str, list[Job]]],
-                      remote: Callable[[list[Job]], RemoteJobs]) -> None:
+async def run_on_dask(session: RunSession, labelled: Sequence[tuple[str, Sequence[Job]]],
+                      remote: Callable[[Sequence[Job]], RemoteJobs]) -> None:
     """Submit every batch to the Dask task runner; write records as batches finish."""
     from distributed import Event
     client = _task_runner_client()
@@ -143,7 +143,7 @@ async def run_on_dask(session: RunSession, labelled: list[tuple[str, list[Job]]]
                for label, jobs in labelled]
     stopper = asyncio.ensure_future(_signal_stop(session.control, event))
 
-    async def collect(jobs: list[Job], future: Any) -> None:
+    async def collect(jobs: Sequence[Job], future: Any) -> None:
         done = await asyncio.to_thread(future.result)
         session.control.skipped += done["skipped"]
         for job, record in zip(jobs, done["records"]):
@@ -170,7 +170,7 @@ def _close_cluster_state(client: Any, limits: DaskLimits, event: Any) -> None:
         pass
 
 
-async def plan_parts(session: RunSession) -> Callable[[list[Job]], RemoteJobs]:
+async def plan_parts(session: RunSession) -> Callable[[Sequence[Job]], RemoteJobs]:
     """An eval run's batches by position in the plan (jobs keyed by their case key); the
     workers hold the run's plans until the session closes."""
     from flows.worker_plans import register_plans, unregister_plans
@@ -185,8 +185,8 @@ async def plan_parts(session: RunSession) -> Callable[[list[Job]], RemoteJobs]:
 class ShippedJobs:
     """A typed-API batch: its jobs as they are, and how to build their runtimes."""
 
-    def __init__(self, jobs: list[Job], build: Callable[[], dict[str, TargetRuntime]]):
-        self.jobs, self.build = jobs, build
+    def __init__(self, jobs: Sequence[Job], build: Callable[[], dict[str, TargetRuntime]]):
+        self.jobs, self.build = list(jobs), build  # the jobs themselves travel
 
     def load(self) -> tuple[list[Job], dict[str, TargetRuntime]]:
         return self.jobs, self.build()

@@ -11,7 +11,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Sequence
 
 from flows.recording import Recording
 from tasks.plan.expand import Job
@@ -39,7 +39,7 @@ class Launch:
     outcome: dict[str, Any] | None = None  # the flow's result, also when it ends Failed
     # --task-runner dask: how a worker gets a batch's jobs and runtimes (default: it
     # rebuilds the plan from the options; the typed API ships its cases)
-    remote: Callable[[list[Job]], Any] | None = None
+    remote: Callable[[Sequence[Job]], Any] | None = None
     head: HeadStart | None = None  # cases the launcher started before the flow run existed
     ledger: RunLedger | None = None  # where the head start's cases are recorded
     recording: Recording = field(default_factory=Recording)  # Prefect's, until the API is lost

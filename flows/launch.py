@@ -14,7 +14,7 @@ import threading
 import time
 from contextlib import contextmanager
 from dataclasses import asdict
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from providers import secrets
 from providers.printable import printable
@@ -80,7 +80,7 @@ def open_results(opts: EvalOptions):
 def run_plan(plan, runtimes, *, on_record: Callable[[dict], None] | None = None,
              log: Callable[[str], None] = lambda m: print(printable(m), file=sys.stderr),
              finished=None, writer=None, started: float | None = None,
-             remote: Callable[[list], Any] | None = None) -> dict[str, Any]:
+             remote: Callable[[Sequence[Any]], Any] | None = None) -> dict[str, Any]:
     """Run a validated plan (targets preflight-checked) through the ``agentv-eval`` flow.
     What is already built travels to the flow in-process (``flows.handover.launching``),
     for the duration of this call only. The first cases start at once (a head start) while

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from prefect import task
 from prefect.cache_policies import NO_CACHE
@@ -41,7 +41,7 @@ __all__ = ["eval_flow"]
 @task(name="run-cases", cache_policy=NO_CACHE, persist_result=PERSIST,
       task_run_name="run-cases: {label}")
 @scrub_errors
-async def run_batch(label: str, session: RunSession, jobs: list[Job]) -> dict[str, Any]:
+async def run_batch(label: str, session: RunSession, jobs: Sequence[Job]) -> dict[str, Any]:
     """Run a batch of cases concurrently (but those that began already: run again outside
     Prefect after the API was lost); publish a table of them as an artifact."""
     records = await session.jobs.run_batch(session.jobs.not_begun(jobs))
@@ -73,7 +73,7 @@ async def _run_batches(session: RunSession, labelled: list[Batch]) -> None:
     gate = asyncio.Semaphore(math.ceil(4 * session.plan.workers / size) + 1)
     session.hand_over()
 
-    async def gated(label: str, jobs: list[Job]) -> None:
+    async def gated(label: str, jobs: Sequence[Job]) -> None:
         async with gate:
             if session.control.stopping and not session.jobs.holds(jobs):
                 session.control.skipped += len(jobs)
@@ -88,7 +88,7 @@ async def _run_case_tasks(session: RunSession, labelled: list[Batch]) -> None:
     await asyncio.gather(*(session.jobs.run_batch(jobs) for _, jobs in labelled))
 
 
-async def run_cases(session: RunSession, remote: Callable[[list[Job]], Any] | None) -> None:
+async def run_cases(session: RunSession, remote: Callable[[Sequence[Job]], Any] | None) -> None:
     """Every pending job through the job runner: batch tasks here, case tasks here, or
     batch tasks on the Dask cluster."""
     head = session.head

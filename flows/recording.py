@@ -196,6 +196,21 @@ def _silence_prefect() -> None:
     for name, logger in list(logging.root.manager.loggerDict.items()):
         if name.split(".", 1)[0] == "prefect" and isinstance(logger, logging.Logger):
             logger.disabled = True
+    for name in _service_names():  # "EventsWorker - Still processing items" at exit
+        logging.getLogger(name).disabled = True
+
+
+def _service_names() -> set[str]:
+    """Prefect's queue services (events, logs) log under their class name, outside
+    ``prefect.*``."""
+    from prefect._internal.concurrency.services import _QueueServiceBase
+    found: set[str] = set()
+    todo: list[type] = [_QueueServiceBase]
+    while todo:
+        subclasses: list[type] = todo.pop().__subclasses__()
+        found.update(sub.__name__ for sub in subclasses)
+        todo.extend(subclasses)
+    return found
 
 
 def run_logger() -> logging.Logger | logging.LoggerAdapter:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from contextlib import ExitStack
-from typing import Any, Callable, TypeVar, cast
+from typing import Any, Callable, Sequence, TypeVar, cast
 
 from prefect import task
 from prefect.cache_policies import NO_CACHE
@@ -23,6 +23,7 @@ from flows.scrubbed import PERSIST, scrub_errors
 from providers import secrets
 from tasks.load.redact import redact_log_handlers
 from tasks.plan.expand import Job
+from tasks.plan.job_table import kept
 from tasks.engine.head_start import local_job_runner
 from tasks.engine.jobs import JobRunner, Record
 from tasks.results.ledger import RunLedger
@@ -173,9 +174,9 @@ class RunSession:
     def file_caps(self) -> dict[str, int]:
         return self.plan.file_caps()
 
-    def pending(self) -> list[Job]:
+    def pending(self) -> Sequence[Job]:
         done = self.ledger.done_keys
-        return [j for j in self.plan.jobs if j.key not in done]
+        return kept(self.plan.jobs, lambda j: j.key not in done) if done else self.plan.jobs
 
     def _open_writer(self) -> ResultWriter:
         opts = self.plan.options

@@ -4,7 +4,7 @@ the judges built from them (``llm_judge(target, criterion)``, ``categorical_judg
 from __future__ import annotations
 
 import sys
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from providers.base import ConfigError, Target
 from tasks.api.callable_target import CallableProvider, callable_name, is_callable_target
@@ -66,7 +66,7 @@ def callable_runtime(provider: CallableProvider, judge: Target | None):
 
 
 def typed_runtimes(used: dict[str, Target], main: str, judge_name: str | None,
-                   provider: CallableProvider | None, jobs: list[Any],
+                   provider: CallableProvider | None, jobs: Sequence[Any],
                    workers: int = 1) -> dict[str, Any]:
     """The runtimes of a typed run: the callable's, or the named targets' (built,
     preflight-checked and retry-wrapped by the runtime builder, as an eval file's; each

@@ -14,10 +14,12 @@ cancelled: not recorded, resumable.
 from __future__ import annotations
 
 import asyncio
-from typing import Protocol
+from itertools import islice
+from typing import Protocol, Sequence
 
 from tasks.plan.batching import batching_targets, run_batches
 from tasks.plan.expand import Job
+from tasks.plan.job_table import kept
 from tasks.engine.jobs import Budget, JobRunner, LocalLimits, Record, RunControl
 from tasks.plan.plan import Plan
 from tasks.engine.case_runner import RunOptions, TargetRuntime
@@ -63,7 +65,8 @@ class HeadStart:
     def __init__(self, plan: Plan, runtimes: dict[str, TargetRuntime], ledger: Ledger):
         self.plan, self.runtimes, self.ledger = plan, runtimes, ledger
         self.jobs = local_job_runner(plan, runtimes, ledger)
-        pending = [j for j in plan.jobs if j.key not in ledger.done_keys]
+        done = ledger.done_keys
+        pending = kept(plan.jobs, lambda j: j.key not in done) if done else plan.jobs
         self.batches = run_batches(pending, runtimes)  # the flow runs these very batches
         self._tasks: list[asyncio.Future] = []
 
@@ -71,8 +74,8 @@ class HeadStart:
         """The pending jobs in the order the flow's batches take them (not those of a
         provider_batching target: one call answers their whole batch)."""
         whole = batching_targets(self.runtimes)
-        return [job for _, batch in self.batches if not _whole(batch, whole)
-                for job in batch][:HELD_MAX]
+        return list(islice((job for _, batch in self.batches if not _whole(batch, whole)
+                            for job in batch), HELD_MAX))  # no Job made past those
 
     def begin(self) -> None:
         self.ledger.begin()  # the run starts now: a fresh results file is emptied
@@ -97,5 +100,5 @@ class HeadStart:
         await self.jobs.abandon_started()
 
 
-def _whole(batch: list[Job], whole: frozenset[str]) -> bool:
+def _whole(batch: Sequence[Job], whole: frozenset[str]) -> bool:
     return bool(batch) and batch[0].target in whole

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import time
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Any, AsyncIterator, Awaitable, Callable, Protocol
+from typing import Any, AsyncIterator, Awaitable, Callable, Protocol, Sequence
 
 from tasks.plan.expand import Job
 from tasks.engine.case_runner import CaseRunner, RunOptions, TargetRuntime
@@ -151,21 +151,21 @@ class JobRunner:
         task = self.started[job.key] = asyncio.ensure_future(self.run_one(job))
         return task
 
-    def not_begun(self, jobs: list[Job]) -> list[Job]:
+    def not_begun(self, jobs: Sequence[Job]) -> list[Job]:
         """``jobs`` but those that run or ran already (a head start's are adopted): a batch
         run again, outside Prefect, after Prefect failed around it, runs no case twice."""
         return [job for job in jobs
                 if job.begun_by is not self or job.key in self.started]
 
-    def holds(self, jobs: list[Job]) -> bool:
+    def holds(self, jobs: Sequence[Job]) -> bool:
         """Whether some of ``jobs`` already started (a batch must adopt them)."""
         return any(job.key in self.started for job in jobs)
 
-    async def run_batch(self, jobs: list[Job]) -> list[Record]:
+    async def run_batch(self, jobs: Sequence[Job]) -> list[Record]:
         """``run_jobs``, the records of the jobs that ran."""
         return [r for r in await self.run_jobs(jobs) if r is not None]
 
-    async def run_jobs(self, jobs: list[Job]) -> list[Record | None]:
+    async def run_jobs(self, jobs: Sequence[Job]) -> list[Record | None]:
         """Run ``jobs`` concurrently (one provider call first with provider_batching),
         adopting those that already started; each job's record, None when it did not run."""
         fresh = [job for job in jobs if job.key not in self.started]

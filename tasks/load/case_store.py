@@ -150,7 +150,7 @@ class CaseStore:
         self.add(pack(value))
         return IN_STORE
 
-    def add(self, packed: bytes) -> None:
+    def add(self, packed: bytes | memoryview) -> None:
         if self._file is None:
             self.data += packed
             if len(self.data) > SPILL_BYTES:

@@ -4,21 +4,20 @@ imported, the flow runs one ``run-cases`` task per batch."""
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from tasks.plan.expand import Job
+from tasks.plan.job_table import grouped
 
-Batch = tuple[str, list[Job]]  # (label shown in the UI, its jobs)
+Batch = tuple[str, Sequence[Job]]  # (label shown in the UI, its jobs: a view of the plan's)
 
 
-def batches_of(jobs: list[Job], size: int, whole: frozenset[str] = frozenset()) -> list[Batch]:
+def batches_of(jobs: Sequence[Job], size: int, whole: frozenset[str] = frozenset()
+               ) -> list[Batch]:
     """Group jobs by (file, target) in order, then chunk; label each batch for the UI.
     Groups of ``whole`` targets (provider_batching) stay one batch."""
-    groups: dict[tuple[str, str], list[Job]] = {}
-    for job in jobs:
-        groups.setdefault((job.file, job.target), []).append(job)  # builds no case
     out = []
-    for (file, target), group in groups.items():
+    for (file, target), group in grouped(jobs).items():  # builds no case
         name = file.rsplit("/", 1)[-1]
         step = len(group) if target in whole else size
         chunks = math.ceil(len(group) / step)
@@ -34,7 +33,7 @@ def batch_size(n_jobs: int) -> int:
     return max(10, min(250, math.ceil(n_jobs / 8)))
 
 
-def run_batches(jobs: list[Job], runtimes: Mapping[str, Any]) -> list[Batch]:
+def run_batches(jobs: Sequence[Job], runtimes: Mapping[str, Any]) -> list[Batch]:
     """The batches a run's pending ``jobs`` are split into (a provider_batching target's
     group stays whole: one call answers it)."""
     return batches_of(jobs, batch_size(len(jobs)), batching_targets(runtimes))

@@ -23,9 +23,10 @@ class Job:
     looks at it (``job.case``) and ``job.file`` / ``job.key``
     (``file::eval_id::target::trial``) never build it.
     ``begun_by``: the job runner that began it (a batch run again runs no case twice; a
-    flag, not a set of keys: a 100,000-job run keeps no key per job)."""
+    flag, not a set of keys: a 100,000-job run keeps no key per job): kept in the plan's
+    ``JobTable`` for a job made from it (``place``), else on the job."""
 
-    __slots__ = ("_case", "_index", "target", "trial", "_key", "begun_by")
+    __slots__ = ("_case", "_index", "target", "trial", "_key", "_begun", "_table", "_position")
 
     def __init__(self, case: EvalCase | CaseRef, target: str, trial: int = 0,
                  key: str = "") -> None:
@@ -34,7 +35,30 @@ class Job:
         self._index: int = case.index if ref else -1  # type: ignore[union-attr]
         self.target, self.trial = target, trial
         self._key = key or None  # else made when asked: a 20,000-job plan keeps no keys
-        self.begun_by: object | None = None
+        self._begun: object | None = None
+        self._table: Any = None
+        self._position = -1
+
+    def place(self, table: Any, position: int) -> None:
+        """This job is ``table``'s job at ``position`` (whether it began is kept there)."""
+        self._table, self._position = table, position
+
+    @property
+    def begun_by(self) -> object | None:
+        table = self._table
+        if table is None:
+            return self._begun
+        return table.runner if table.begun[self._position] else None
+
+    @begun_by.setter
+    def begun_by(self, runner: object | None) -> None:
+        table = self._table
+        if table is None:
+            self._begun = runner
+            return
+        table.begun[self._position] = runner is not None
+        if runner is not None:
+            table.runner = runner
 
     @property
     def ref(self) -> EvalCase | CaseRef:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import fnmatch
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from providers.base import ConfigError, Target
 from providers.errors import ErrorCollector
@@ -15,6 +15,7 @@ from tasks.load.boundary import allowed_roots
 from tasks.load.config_file import run_config
 from tasks.load.discover import expand_eval_paths, load_env_files
 from tasks.plan.expand import Job
+from tasks.plan.job_table import JobTable
 from tasks.plan.judges import judge_errors
 from tasks.load.files import EvalSuite, load_suite
 from tasks.load.redact import register_dotenv, register_environment
@@ -32,7 +33,7 @@ class Plan:
     suites: list[EvalSuite]
     targets: dict[str, Target]  # every target used, including judges
     judges: dict[str, str | None]  # target name -> judge target name
-    jobs: list[Job]
+    jobs: Sequence[Job]  # a JobTable: ~16 bytes a job, each Job made when looked at
     workers: int
     targets_path: str | None = None
     warnings: list[str] = field(default_factory=list)
@@ -147,7 +148,7 @@ def build_plan(opts: EvalOptions, warn: Callable[[str], None] | None = None) -> 
     suites = _tagged(suites, opts)
     files_of = TargetFiles(opts, emit)
     resolver = TargetResolver(opts, emit)
-    jobs: list[Job] = []
+    table = JobTable()
     failed: set[tuple[str, str | None]] = set()  # a wrong target name: said once
     for suite, case in _select_cases(suites, opts):
         trials = opts.trials or case.trials or suite.trials or 1
@@ -159,11 +160,12 @@ def build_plan(opts: EvalOptions, warn: Callable[[str], None] | None = None) -> 
                 errors.errors.append(err)
             continue
         for key in keys:
-            jobs.extend(Job(case, key, t) for t in range(trials))
-    errors.errors.extend(judge_errors(jobs, resolver))
+            for trial in range(trials):
+                table.add(case, key, trial)
+    errors.errors.extend(judge_errors(table, resolver))
     errors.raise_any()
     targets = resolver.resolve_all()
-    jobs = select_shard(jobs, shard)
+    jobs = select_shard(table, shard)
     if opts.test_id and not jobs:
         raise ConfigError(f"no eval case matches {' or '.join(map(repr, opts.test_id))}", None,
                           "--test-id")

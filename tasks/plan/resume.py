@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from providers.errors import ConfigError
 
@@ -187,7 +187,7 @@ def carried_over(source: Path, fmt: str) -> Finished:
     return Finished(keys=_keys(kept), records=kept, carry=kept, again=len(records) - len(kept))
 
 
-def match_agentv4(finished: Finished, jobs: list[Any]) -> None:
+def match_agentv4(finished: Finished, jobs: Sequence[Any]) -> None:
     """AgentV 4.x records carry AgentV's keys only, no case key: each names its test, suite
     and target. The plan's jobs of that test and target in that suite (the eval file's
     ``name``) take them, trial by trial; their keys join ``finished.keys``."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
-from typing import Any, TypeVar
+from typing import Any, Sequence, TypeVar
 
 from providers.errors import ConfigError
 
@@ -33,7 +33,7 @@ def parse_shard(value: str | None) -> tuple[int, int] | None:
     return index, count
 
 
-def select_shard(jobs: list[T], shard: tuple[int, int] | None) -> list[T]:
+def select_shard(jobs: Sequence[T], shard: tuple[int, int] | None) -> Sequence[T]:
     """Round-robin split: shard I of N keeps every N-th job starting at I-1."""
     if shard is None:
         return jobs

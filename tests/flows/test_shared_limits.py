@@ -118,5 +118,5 @@ def test_a_busy_run_reuses_its_leases_and_gives_every_one_back(prefect_api, monk
 
     busy, idle, closed = asyncio.run(busy_then_idle())
     assert peak == 2 and not pool.offline
-    assert busy <= 30, busy  # takes, 423 polls and releases: 2 per call before (80+)
+    assert busy <= 40, busy  # takes, polls, releases (23 when idle); 2 a call before: 80+
     assert idle == 0 and closed == 0
