@@ -157,6 +157,12 @@ def test_agentv4_examples_with_mock_agents_score_as_agentv4(examples_tree, prefe
     env = {"PATH": os.pathsep.join([*tools, os.environ["PATH"]])}
     real, ours = both(tmp_path, examples_tree, [eval_file], env=env)
     assert len(by_test(real)) >= (2 if "file-changes" in eval_file else 5)
+    if compare(real, ours):  # AgentV itself once scored file-changes' first test 0 (its
+        # code grader failed on a loaded machine; agentv: 1.0, as AgentV on every other
+        # run): AgentV runs once more; agentv's own record is never run again
+        again = tmp_path / "agentv4-again"
+        run_agentv4(real_tool("agentv4"), [eval_file], again, examples_tree, env=env)
+        real = again / "index.jsonl"
     assert compare(real, ours) == {}
 
 
