@@ -23,7 +23,7 @@ from flows.scrubbed import PERSIST, scrub_errors
 from providers import secrets
 from tasks.load.redact import redact_log_handlers
 from tasks.plan.expand import Job
-from tasks.plan.job_table import kept
+from tasks.plan.job_table import not_done
 from tasks.engine.head_start import local_job_runner
 from tasks.engine.jobs import JobRunner, Record
 from tasks.results.ledger import RunLedger
@@ -175,8 +175,7 @@ class RunSession:
         return self.plan.file_caps()
 
     def pending(self) -> Sequence[Job]:
-        done = self.ledger.done_keys
-        return kept(self.plan.jobs, lambda j: j.key not in done) if done else self.plan.jobs
+        return not_done(self.plan.jobs, self.ledger.done_keys)
 
     def _open_writer(self) -> ResultWriter:
         opts = self.plan.options

@@ -19,7 +19,7 @@ from typing import Protocol, Sequence
 
 from tasks.plan.batching import batching_targets, run_batches
 from tasks.plan.expand import Job
-from tasks.plan.job_table import kept
+from tasks.plan.job_table import not_done
 from tasks.engine.jobs import Budget, JobRunner, LocalLimits, Record, RunControl
 from tasks.plan.plan import Plan
 from tasks.engine.case_runner import RunOptions, TargetRuntime
@@ -65,9 +65,8 @@ class HeadStart:
     def __init__(self, plan: Plan, runtimes: dict[str, TargetRuntime], ledger: Ledger):
         self.plan, self.runtimes, self.ledger = plan, runtimes, ledger
         self.jobs = local_job_runner(plan, runtimes, ledger)
-        done = ledger.done_keys
-        pending = kept(plan.jobs, lambda j: j.key not in done) if done else plan.jobs
-        self.batches = run_batches(pending, runtimes)  # the flow runs these very batches
+        # the flow runs these very batches
+        self.batches = run_batches(not_done(plan.jobs, ledger.done_keys), runtimes)
         self._tasks: list[asyncio.Future] = []
 
     def first_jobs(self) -> list[Job]:

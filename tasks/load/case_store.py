@@ -175,6 +175,14 @@ class CaseStore:
                 self._flushed = True
         return os.pread(self._file.fileno(), self.ends[index] - start, start)
 
+    def unpacked(self, index: int) -> Any:
+        """Case ``index``'s mapping as the parser made it (LineDict/LineList, every line)."""
+        packed = self.packed(index)
+        raw = unpack(packed)
+        if isinstance(packed, memoryview):
+            packed.release()  # the buffer may grow again only when no view is held
+        return raw
+
     def release(self) -> None:
         """The run's cases are done: let the packed cases go (no job builds one again)."""
         if self._file is not None:
@@ -188,12 +196,8 @@ class CaseStore:
                                "asked for after the run's cases were released")
         built = self._built.get(index)
         if built is None:
-            packed = self.packed(index)
-            raw = unpack(packed)
-            if isinstance(packed, memoryview):
-                packed.release()  # the buffer may grow again only when no view is held
             assert self.build is not None, "a case store builds once its file is validated"
-            built = self._built[index] = self.build(raw, self.lines[index])
+            built = self._built[index] = self.build(self.unpacked(index), self.lines[index])
             if len(self._built) > CACHE_SIZE:
                 self._built.popitem(last=False)
         else:

@@ -15,7 +15,7 @@ from evaluators.registry import build_evaluators
 from providers.agents.workspace_spec import parse_workspace
 from providers.errors import ConfigError, ErrorCollector, did_you_mean
 from tasks.load.boundary import Boundary, check_workspace
-from tasks.load.case_store import IN_STORE, CaseStore, LazyCases, Packed, pack, unpack
+from tasks.load.case_store import IN_STORE, CaseStore, LazyCases, pack, unpack
 from tasks.load.eval_case import EvalCase, EvalSuite, file_tags  # noqa: F401 - this module's API
 from tasks.load.gates import parse_gates
 from tasks.load.messages import guideline_patterns, parse_messages
@@ -279,20 +279,17 @@ def _validated_cases(store: CaseStore, raw_cases: list, lines: list[int] | None,
     errors = ErrorCollector()  # every case's errors at once
     for i in range(len(raw_cases)):
         line = lines[i] if lines else _line_of(raw_cases, i)
-        item = raw_cases[i]
-        stored = item is IN_STORE  # packed into the store by the parser: case i there
-        packed = store.packed(i) if stored else item if isinstance(item, Packed) else pack(item)
+        stored = raw_cases[i] is IN_STORE  # a YAML case, packed by the parser: case i there
+        packed = None if stored else pack(raw_cases[i])  # a JSONL case, packed as a job reads it
         raw_cases[i] = None  # the unpacked mapping goes as soon as it is packed
         with errors.check():
-            raw = unpack(packed)
-            if isinstance(packed, memoryview):
-                packed.release()
+            raw = store.unpacked(i) if packed is None else unpack(packed)
             case = parse_case(raw, spath, line, suite, defaults, emit)
             if case.id in seen:
                 raise ConfigError(f"duplicate eval case id '{case.id}' (first at line "
                                   f"{seen[case.id]})", f"{spath}:{line}", "id")
             seen[case.id] = line
-            if not stored:
+            if packed is not None:
                 store.add(packed)
             store.keep(case)
     errors.raise_any()

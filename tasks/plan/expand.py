@@ -26,15 +26,13 @@ class Job:
     flag, not a set of keys: a 100,000-job run keeps no key per job): kept in the plan's
     ``JobTable`` for a job made from it (``place``), else on the job."""
 
-    __slots__ = ("_case", "_index", "target", "trial", "_key", "_begun", "_table", "_position")
+    __slots__ = ("_case", "_index", "target", "trial", "_begun", "_table", "_position")
 
-    def __init__(self, case: EvalCase | CaseRef, target: str, trial: int = 0,
-                 key: str = "") -> None:
+    def __init__(self, case: EvalCase | CaseRef, target: str, trial: int = 0) -> None:
         ref = isinstance(case, CaseRef)  # no CaseRef kept per job: its store and index
         self._case: Any = case.store if ref else case  # type: ignore[union-attr]
         self._index: int = case.index if ref else -1  # type: ignore[union-attr]
-        self.target, self.trial = target, trial
-        self._key = key or None  # else made when asked: a 20,000-job plan keeps no keys
+        self.target, self.trial = target, trial  # the key is made when asked: none kept
         self._begun: object | None = None
         self._table: Any = None
         self._position = -1
@@ -67,7 +65,7 @@ class Job:
 
     @property
     def key(self) -> str:
-        return self._key or case_key(self.file, self.case_id, self.target, self.trial)
+        return case_key(self.file, self.case_id, self.target, self.trial)
 
     @property
     def case(self) -> EvalCase:
@@ -92,7 +90,7 @@ class Job:
         return f"Job({self.key!r})"
 
     def __reduce__(self) -> tuple[Any, ...]:  # shipped elsewhere: not who began it here
-        return Job, (self.ref, self.target, self.trial, self._key or "")
+        return Job, (self.ref, self.target, self.trial)
 
 
 def case_key(file: str, eval_id: str, target: str, trial: int) -> str:

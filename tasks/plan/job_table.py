@@ -3,8 +3,8 @@ store, which target, which trial, whether it began), not a ``Job`` object each. 
 made when one is looked at (``table[i]``, iterating) and let go with its batch.
 
 ``JobTable`` is the plan's whole list; ``JobView`` some of its jobs by position (a slice, a
-shard, the pending jobs, a batch). ``kept`` and ``grouped`` filter and group any sequence of
-jobs: a table or view gives views, a plain list (the typed API's jobs) lists.
+shard, the pending jobs, a batch). ``kept`` / ``not_done`` and ``grouped`` filter and group
+any sequence of jobs: a table or view gives views, a plain list (the typed API's) lists.
 """
 from __future__ import annotations
 
@@ -102,6 +102,11 @@ class JobView(_Jobs):
 
     def __init__(self, table: JobTable, positions: Sequence[int]) -> None:
         self._table, self._positions = table, positions
+
+
+def not_done(jobs: Sequence[Job], done: set[str]) -> Sequence[Job]:
+    """``jobs`` but those whose key is ``done`` (a continued run's records)."""
+    return kept(jobs, lambda job: job.key not in done) if done else jobs
 
 
 def kept(jobs: Sequence[Job], keep: Callable[[Job], bool]) -> Sequence[Job]:
