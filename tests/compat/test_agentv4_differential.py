@@ -155,14 +155,12 @@ def test_agentv4_examples_with_mock_agents_score_as_agentv4(examples_tree, prefe
                                                            tmp_path, eval_file):
     tools = dict.fromkeys(str(Path(real_tool(t)).parent) for t in ("bun", "uv"))
     env = {"PATH": os.pathsep.join([*tools, os.environ["PATH"]])}
-    real, ours = both(tmp_path, examples_tree, [eval_file], env=env)
+    # file-changes one test at a time: AgentV 4.42.4 running its two tests at once on a
+    # loaded machine sometimes hands a grader empty file_changes (it scored 0 where agentv
+    # and its own other runs score 1; 1 in 8 runs with 4 runs at once, none with --workers 1)
+    serial = ("--workers", "1") if "file-changes" in eval_file else ()
+    real, ours = both(tmp_path, examples_tree, [eval_file], *serial, env=env)
     assert len(by_test(real)) >= (2 if "file-changes" in eval_file else 5)
-    if compare(real, ours):  # AgentV itself once scored file-changes' first test 0 (its
-        # code grader failed on a loaded machine; agentv: 1.0, as AgentV on every other
-        # run): AgentV runs once more; agentv's own record is never run again
-        again = tmp_path / "agentv4-again"
-        run_agentv4(real_tool("agentv4"), [eval_file], again, examples_tree, env=env)
-        real = again / "index.jsonl"
     assert compare(real, ours) == {}
 
 
