@@ -49,7 +49,7 @@ class CasePages:
                  publish: Any = None) -> None:
         self.cases = cases
         self.publish = publish  # async (key, description, rows) → None
-        self.taken: dict[Part, int] = {}  # rows of each part already in a page
+        self.taken: dict[Part, int] = {}  # rows of each part in the final table already
         self.pages: dict[tuple[str, str], int] = {}  # (suite, target) → pages published
         self._poller: asyncio.Task | None = None
         self._stopping = asyncio.Event() if publish is not None else None
@@ -68,8 +68,9 @@ class CasePages:
             end = len(self.cases[part]) if limit is None else min(
                 len(self.cases[part]), start + limit - len(rows))
             rows += self.cases[part][start:end]
-            if limit is not None:  # a page while the cases run: its rows are let go
-                self.cases[part][start:end] = [()] * (end - start)
+            if limit is not None:  # a page while the cases run: its rows leave the list
+                del self.cases[part][start:end]
+                end = start
             self.taken[part] = end
         return rows
 

@@ -246,7 +246,9 @@ app.command("init", short_help="Write a starter suite that runs as it is (mock t
 
 
 def main(argv: list[str] | None = None) -> None:
+    from flows.cli.allocator import set_allocators
     from providers import secrets
+    set_allocators()  # before a suite is read: a run's memory stays flat as suites grow
     from tasks.load.redact import scrub_console
     with secrets.scope() as registry:  # the command's secrets: what its loading registers
         scrub_console(registry)  # whatever reaches the terminal is scrubbed of them

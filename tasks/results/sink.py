@@ -11,7 +11,6 @@ drops the Parquet file only; the results file and the statistics are unaffected.
 from __future__ import annotations
 
 import logging
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -26,16 +25,14 @@ from tasks.results.tally import Tally
 log = logging.getLogger("agentv.sink")
 
 
-_ID, _HITS, _MISSES, _REASONING = (CASE_ROW_KEYS.index(k) for k in
-                                   ("eval_id", "hits", "misses", "reasoning"))
+_HITS, _MISSES, _REASONING = (CASE_ROW_KEYS.index(k) for k in
+                            ("hits", "misses", "reasoning"))
 
 
 def _compact(row: tuple[Any, ...]) -> tuple[Any, ...]:
-    """A case row kept until the end of the run: its id is the plan's string (interned),
-    reasoning equal to the row's hits or misses text (one evaluator's) shares it."""
+    """A case row kept until its table or page is published: reasoning equal to the row's
+    hits or misses text (one evaluator's) shares it."""
     values = list(row)
-    if isinstance(values[_ID], str):
-        values[_ID] = sys.intern(values[_ID])
     for same in (_MISSES, _HITS):
         if values[_REASONING] == values[same]:
             values[_REASONING] = values[same]

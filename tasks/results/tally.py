@@ -123,7 +123,7 @@ class Tally:
         return self.suites.get(prefix, SuiteCounts()).summary()
 
     def breakdown(self) -> list[dict[str, Any]]:
-        return self.groups.table()
+        return self.groups.table(self.scores)
 
     def _case_sums(self) -> CaseSums:
         import numpy as np

@@ -1,8 +1,11 @@
 """Per target × evaluator statistics accumulated record by record (the ``agentv-stats``
 artifact and the report's breakdown tables): each target's overall score, and one group per
 evaluator name from the records' ``evaluator_results`` (tokens and cost: the evaluator's own
-judge usage; latency: the case's). Each group keeps its scores and latencies as compact float
-arrays (medians and p95 need them) and running counts."""
+judge usage; latency: the case's). Medians and p95 need every value, so values are kept as
+columns, once: each record's latency here, each record's score in the tally
+(tasks/results/tally.py), each evaluator's scores in its group; a group names its records
+by number, and as a range while they come one after another (every record of a one-target
+run, of an evaluator every case has), so most runs keep no number at all."""
 from __future__ import annotations
 
 import json
@@ -17,18 +20,51 @@ def _tokens(*values: Any) -> int:
     return int(sum(v for v in map(number, values) if not math.isnan(v)))
 
 
-class Group:
-    __slots__ = ("scores", "latencies", "passes", "errors", "tokens", "cost", "cost_known")
+class Records:
+    """A group's record numbers: ``start`` and ``count`` while each comes right after the
+    last, else listed (4 bytes each)."""
+
+    __slots__ = ("start", "count", "listed")
 
     def __init__(self) -> None:
-        self.scores, self.latencies = array("d"), array("d")
+        self.start = self.count = 0
+        self.listed: array | None = None
+
+    def add(self, record: int) -> None:
+        if self.listed is None:
+            if not self.count:
+                self.start = record
+            if record == self.start + self.count:
+                self.count += 1
+                return
+            self.listed = array("I", range(self.start, self.start + self.count))
+        self.listed.append(record)
+
+    def of(self, column: Any) -> Any:
+        """The values of these records in ``column`` (a numpy array, one value a record)."""
+        import numpy as np
+        if self.listed is None:
+            return column[self.start:self.start + self.count]
+        return column[np.frombuffer(self.listed, dtype=np.uint32)]
+
+
+class Group:
+    """One (target, evaluator): its records, its own scores (None for a target's overall
+    group: the records' scores are its scores) and running counts."""
+
+    __slots__ = ("scores", "records", "passes", "errors", "tokens", "cost", "cost_known")
+
+    def __init__(self, own_scores: bool) -> None:
+        self.scores = array("d") if own_scores else None
+        self.records = Records()
         self.passes = self.errors = self.tokens = 0
         self.cost, self.cost_known = 0.0, False
 
-    def add(self, score: float, passed: bool, errored: bool, latency: float, tokens: int,
+    def add(self, record: int, score: float, passed: bool, errored: bool, tokens: int,
             cost: float) -> None:
-        self.scores.append(score)
-        self.latencies.append(latency)
+        if self.scores is not None:
+            self.scores.append(score)
+        self.records.add(record)
         self.passes += passed
         self.errors += errored
         self.tokens += tokens
@@ -36,16 +72,20 @@ class Group:
             self.cost += cost
             self.cost_known = True
 
-    def row(self, target: str, evaluator: str) -> dict[str, Any]:
+    def row(self, target: str, evaluator: str, record_scores: Any, latencies: Any
+            ) -> dict[str, Any]:
+        """``record_scores``, ``latencies``: numpy arrays, one value a record."""
         import numpy as np
-        scores = np.frombuffer(self.scores, dtype=float)
-        latencies = np.frombuffer(self.latencies, dtype=float)
+        scores = (self.records.of(record_scores) if self.scores is None
+                  else np.frombuffer(self.scores, dtype=float))
+        exact = np.ascontiguousarray(scores).data  # a sequence of floats (a memoryview)
+        latencies = self.records.of(latencies)
         n, known = len(scores), int(np.count_nonzero(~np.isnan(scores)))
         has_latency = bool(np.count_nonzero(~np.isnan(latencies)))
         values = {
-            "n": n, "mean": exact_mean(self.scores) if known else NAN,
+            "n": n, "mean": exact_mean(exact) if known else NAN,
             "median": np.nanmedian(scores) if known else NAN,
-            "std": exact_std(self.scores) if known >= 2 else NAN,
+            "std": exact_std(exact) if known >= 2 else NAN,
             "pass_rate": self.passes / n, "error_rate": self.errors / n,
             "p50_latency_ms": np.nanquantile(latencies, 0.5) if has_latency else NAN,
             "p95_latency_ms": np.nanquantile(latencies, 0.95) if has_latency else NAN,
@@ -72,20 +112,22 @@ def evaluator_results(raw: Any) -> list[Any]:
 class Breakdown:
     def __init__(self) -> None:
         self.groups: dict[tuple[str, str], Group] = {}
+        self.latencies = array("d")  # each record's
 
     def _group(self, target: str, evaluator: str) -> Group:
         group = self.groups.get((target, evaluator))
         if group is None:
-            group = self.groups[(target, evaluator)] = Group()
+            group = self.groups[(target, evaluator)] = Group(evaluator != OVERALL)
         return group
 
     def add(self, row: dict[str, Any], results: list[Any], score: float, passed: bool,
             errored: bool) -> None:
         target = row.get("target") or ""
-        latency = number(row.get("latency_ms"))
+        record = len(self.latencies)
+        self.latencies.append(number(row.get("latency_ms")))
         self._group(target, OVERALL).add(
-            score, passed, errored, latency, _tokens(row.get("input_tokens"),
-                                                     row.get("output_tokens")),
+            record, score, passed, errored, _tokens(row.get("input_tokens"),
+                                                    row.get("output_tokens")),
             number(row.get("cost_usd")))
         for result in results:
             if not isinstance(result, dict):
@@ -96,10 +138,14 @@ class Breakdown:
             raw_usage = result.get("usage")
             usage: dict[str, Any] = raw_usage if isinstance(raw_usage, dict) else {}
             self._group(target, str(name)).add(
-                number(result.get("score")), result.get("verdict") == "pass",
-                result.get("error") is not None, latency,
+                record, number(result.get("score")), result.get("verdict") == "pass",
+                result.get("error") is not None,
                 _tokens(usage.get("input_tokens"), usage.get("output_tokens")),
                 number(usage.get("cost_usd")))
 
-    def table(self) -> list[dict[str, Any]]:
-        return [self.groups[key].row(*key) for key in sorted(self.groups)]
+    def table(self, record_scores: Any) -> list[dict[str, Any]]:
+        """``record_scores``: each record's score (the tally's column)."""
+        import numpy as np
+        scores = np.frombuffer(record_scores, dtype=float)
+        latencies = np.frombuffer(self.latencies, dtype=float)
+        return [self.groups[key].row(*key, scores, latencies) for key in sorted(self.groups)]

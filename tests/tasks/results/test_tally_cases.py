@@ -39,6 +39,14 @@ def test_ids_keep_any_text():
     assert [cases.eval_id(r) for r in range(len(ids))] == ids
 
 
+def test_ids_past_4_gib_get_8_byte_ends(monkeypatch):
+    import tasks.results.tally_cases as tally_cases
+    monkeypatch.setattr(tally_cases, "WIDE_FROM", 5)  # as if 4 GiB of ids came before
+    cases = columns(("t", "d", "abc"), ("t", "d", "de"), ("t", "d", "fgh"))
+    assert cases.id_ends.typecode == "Q" and list(cases.id_ends) == [3, 5, 8]
+    assert [cases.eval_id(r) for r in range(3)] == ["abc", "de", "fgh"]
+
+
 def test_two_cases_sharing_a_hash_are_told_apart_by_their_keys():
     cases = columns(("t", "d", "a"), ("t", "d", "b"), ("t", "d", "a"))
     cases.hashes = array("q", [7, 7, 7])  # a collision: every record hashes alike
