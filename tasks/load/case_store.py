@@ -20,6 +20,7 @@ from array import array
 from collections import OrderedDict
 from typing import IO, Any, Callable, Iterator, Sequence, overload
 
+from tasks.load.offsets import appended, offsets
 from tasks.load.yamlsrc import LineDict, LineList
 
 EvalCase = Any  # tasks.load.files.EvalCase (which builds its stores: no import back)
@@ -113,13 +114,13 @@ class CaseStore:
         self._written = 0  # bytes appended; case i at [ends[i - 1], ends[i])
         self._flushed = False
         self._lock = threading.Lock()
-        self.ends = array("Q")
+        self.ends = offsets()
         self.build = build  # set once the file's defaults are known, before a case is built
         self._built: OrderedDict[int, EvalCase] = OrderedDict()
         self.released = False
         # what planning reads of each case, as columns (kept after ``release``)
         self.file = ""
-        self._ids, self._id_ends = bytearray(), array("Q")  # UTF-8, one buffer: no str each
+        self._ids, self._id_ends = bytearray(), offsets()  # UTF-8, one buffer: no str each
         self.lines = array("I")
         self.judged = bytearray()
         self.targets: dict[int, Any] = {}  # the cases naming their own target or trials
@@ -131,7 +132,7 @@ class CaseStore:
         index = len(self._id_ends)
         self.file = self.file or case.file
         self._ids += case.id.encode("utf-8", "surrogatepass")
-        self._id_ends.append(len(self._ids))
+        self._id_ends = appended(self._id_ends, len(self._ids))
         self.lines.append(case.line)
         self.judged.append(asks_judge(case.evaluators))
         if case.target is not None:
@@ -160,7 +161,7 @@ class CaseStore:
         else:
             self._file.write(packed)
         self._written += len(packed)
-        self.ends.append(self._written)
+        self.ends = appended(self.ends, self._written)
 
     def __len__(self) -> int:
         return len(self.ends)
@@ -187,7 +188,7 @@ class CaseStore:
         """The run's cases are done: let the packed cases go (no job builds one again)."""
         if self._file is not None:
             self._file.close()
-        self._file, self.data, self.ends, self._built = None, bytearray(), array("Q"), OrderedDict()
+        self._file, self.data, self.ends, self._built = None, bytearray(), offsets(), OrderedDict()
         self.released = True
 
     def case(self, index: int) -> EvalCase:

@@ -1,13 +1,14 @@
 """Which case each record of a tally belongs to, kept as columns (no object per record or per
-case): the case is (target, dataset, eval_id); a 100,000-record run keeps ~30 bytes a record
+case): the case is (target, dataset, eval_id); a 100,000-record run keeps ~18 bytes a record
 here, and its memory stays flat as suites grow.
 
-Each record appends its target's and dataset's index, its eval_id's UTF-8 bytes (one
-buffer), a 64-bit hash of the three and a CRC-32 of the id. ``group()`` — at the end of a run,
-or when a report asks — groups the records into cases with numpy (``np.unique`` of the
-hashes: each case's records, its first record, its number of trials) and checks the group
-is exact (same target, dataset and id checksum as its first record); a hash collision, which
-that check would catch, falls back to grouping the ids themselves.
+Each record appends its target's and dataset's index and its eval_id's UTF-8 bytes (one
+buffer). ``group()`` — at the end of a run, or when a report asks — hashes each record's
+three (``case_hash``) and groups the records into cases with numpy (``np.unique`` of the
+hashes: each case's records, its first record, its number of trials); when a case has more
+than one record it checks the groups are exact (same target, dataset and CRC-32 of the id
+as the group's first record); a hash collision, which that check would catch, falls back to
+grouping the ids themselves. Hashes and checksums are made when grouping, never kept.
 """
 from __future__ import annotations
 
@@ -15,8 +16,14 @@ import zlib
 from array import array
 from typing import Any, Iterator, NamedTuple
 
-WIDE_FROM = 0xFFFFFFFF  # ids' bytes past which their ends need 8 bytes each
+from tasks.load.offsets import appended, offsets
+
 Key = tuple[str, str, str]  # (target, dataset, eval_id); target "" when a record had none
+
+
+def case_hash(target: int, dataset: int, eval_id: bytes) -> int:
+    """A record's case hash (Python's: this process's only)."""
+    return hash((target, dataset, eval_id))
 
 
 class Cases(NamedTuple):
@@ -41,12 +48,11 @@ class CaseColumns:
         self._target_ix: dict[str, int] = {}
         self._dataset_ix: dict[str, int] = {}
         self.target_of, self.dataset_of = array("H"), array("H")
-        self.ids, self.id_ends = bytearray(), array("I")  # "Q" past 4 GiB of ids
-        self.hashes, self.checks = array("q"), array("I")
+        self.ids, self.id_ends = bytearray(), offsets()
         self._grouped: Cases | None = None
 
     def __len__(self) -> int:
-        return len(self.hashes)
+        return len(self.id_ends)
 
     def add(self, raw_target: Any, dataset: str, eval_id: str) -> None:
         target = raw_target if isinstance(raw_target, str) else ""
@@ -63,11 +69,7 @@ class CaseColumns:
         self.target_of.append(t)
         self.dataset_of.append(d)
         self.ids += data
-        if len(self.ids) > WIDE_FROM and self.id_ends.typecode == "I":
-            self.id_ends = array("Q", self.id_ends)
-        self.id_ends.append(len(self.ids))
-        self.hashes.append(hash((t, d, data)))
-        self.checks.append(zlib.crc32(data))
+        self.id_ends = appended(self.id_ends, len(self.ids))
         self._grouped = None
 
     def eval_id(self, record: int) -> str:
@@ -87,16 +89,26 @@ class CaseColumns:
             self._grouped = self._by_hash() or self._by_key()
         return self._grouped
 
+    def _records(self) -> Iterator[tuple[int, int, bytes]]:
+        """Each record's target and dataset index and eval_id bytes."""
+        ids, start = self.ids, 0
+        for t, d, end in zip(self.target_of, self.dataset_of, self.id_ends):
+            yield t, d, bytes(ids[start:end])
+            start = end
+
     def _by_hash(self) -> Cases | None:
         import numpy as np
-        hashes = np.frombuffer(self.hashes, dtype=np.int64)
+        hashes = np.fromiter((case_hash(*record) for record in self._records()),
+                             dtype=np.int64, count=len(self))
         ordered = np.sort(hashes)
         if not bool((ordered[1:] == ordered[:-1]).any()):  # no case has a second record
             return Cases(None, None, len(hashes))
         del ordered
         _, first, of = np.unique(hashes, return_index=True, return_inverse=True)
-        for column in (self.target_of, self.dataset_of, self.checks):
-            values = np.frombuffer(column, dtype=np.dtype(column.typecode))
+        checks = np.fromiter((zlib.crc32(data) for _, _, data in self._records()),
+                             dtype=np.uint32, count=len(self))
+        for values in (np.frombuffer(self.target_of, dtype=np.uint16),
+                       np.frombuffer(self.dataset_of, dtype=np.uint16), checks):
             if not np.array_equal(values, values[first][of]):
                 return None  # two cases share a hash: group by their keys instead
         return _in_first_order(first, of)

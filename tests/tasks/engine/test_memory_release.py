@@ -21,7 +21,8 @@ def test_rows_published_in_a_page_are_let_go_and_the_rest_still_goes_out():
     assert [len(t) for _, _, t in early] == [PAGE_ROWS, PAGE_ROWS]
     # paged rows leave the list (no placeholder per row): only the unsent rows stay
     kept = cases[("evals/a.yaml", "t")]
-    assert [r[0] for r in kept] == [f"c{i:05d}" for i in range(2 * PAGE_ROWS, 2 * PAGE_ROWS + 3)]
+    unsent = range(2 * PAGE_ROWS, 2 * PAGE_ROWS + 3)
+    assert [r[0] for r in kept] == [f"c{i:05d}" for i in unsent]
     final = pages.final_tables()
     last = range(2 * PAGE_ROWS, 2 * PAGE_ROWS + 3)
     assert [r["eval_id"] for _, _, t in final for r in t] == [f"c{i:05d}" for i in last]
