@@ -49,7 +49,8 @@ class CasePages:
                  publish: Any = None) -> None:
         self.cases = cases
         self.publish = publish  # async (key, description, rows) → None
-        self.taken: dict[Part, int] = {}  # rows of each part in the final table already
+        self.taken: dict[Part, int] = {}  # rows of each part taken and still listed (a
+        # page's rows leave the list: only the final tables' rows are counted here)
         self.pages: dict[tuple[str, str], int] = {}  # (suite, target) → pages published
         self._poller: asyncio.Task | None = None
         self._stopping = asyncio.Event() if publish is not None else None

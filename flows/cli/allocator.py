@@ -11,8 +11,9 @@ run's memory stays flat as its suite grows (docs/benchmarks.md):
   pyarrow's own ``ARROW_DEFAULT_MEMORY_POOL``, read when pyarrow first allocates; a value
   the user set is kept (the programs a run starts inherit it, as any environment variable).
 
-Measured together on the throughput benchmark (mock target, 50 workers): peak RSS 194–203 →
-183 MB at 2,000 cases, 227–234 → 200 MB at 100,000. Only the command sets them, for its own
+Measured on the throughput benchmark (mock target, 50 workers): the fixed threshold took peak
+RSS at 100,000 cases from 227–234 to 213–218 MB; the system pool then took it from 215 to 200
+MB, and from 194 to 183 MB at 2,000 cases. Only the command sets them, for its own
 process: the typed API runs in the user's process and is left alone; other C libraries
 (musl, macOS) are left alone.
 """
