@@ -20,7 +20,7 @@ from array import array
 from collections import OrderedDict
 from typing import IO, Any, Callable, Iterator, Sequence, overload
 
-from tasks.load.offsets import appended, offsets
+from tasks.load.offsets import Texts, appended, offsets
 from tasks.load.yamlsrc import LineDict, LineList
 
 EvalCase = Any  # tasks.load.files.EvalCase (which builds its stores: no import back)
@@ -120,7 +120,7 @@ class CaseStore:
         self.released = False
         # what planning reads of each case, as columns (kept after ``release``)
         self.file = ""
-        self._ids, self._id_ends = bytearray(), offsets()  # UTF-8, one buffer: no str each
+        self._ids = Texts()  # no str each
         self.lines = array("I")
         self.judged = bytearray()
         self.targets: dict[int, Any] = {}  # the cases naming their own target or trials
@@ -129,10 +129,9 @@ class CaseStore:
     def keep(self, case: EvalCase) -> None:
         """What planning needs of ``case`` (just added, built from its packed form)."""
         from tasks.load.eval_case import asks_judge
-        index = len(self._id_ends)
+        index = len(self._ids)
         self.file = self.file or case.file
-        self._ids += case.id.encode("utf-8", "surrogatepass")
-        self._id_ends = appended(self._id_ends, len(self._ids))
+        self._ids.append(case.id)
         self.lines.append(case.line)
         self.judged.append(asks_judge(case.evaluators))
         if case.target is not None:
@@ -141,8 +140,7 @@ class CaseStore:
             self.trials[index] = case.trials
 
     def id(self, index: int) -> str:
-        start = self._id_ends[index - 1] if index else 0
-        return self._ids[start:self._id_ends[index]].decode("utf-8", "surrogatepass")
+        return self._ids[index]
 
     def pack_in(self, value: Any) -> InStore:
         """The YAML parser's ``pack``: each case of the file goes to the store as the parser

@@ -16,7 +16,7 @@ import zlib
 from array import array
 from typing import Any, Iterator, NamedTuple
 
-from tasks.load.offsets import appended, offsets
+from tasks.load.offsets import Texts
 
 Key = tuple[str, str, str]  # (target, dataset, eval_id); target "" when a record had none
 
@@ -48,11 +48,11 @@ class CaseColumns:
         self._target_ix: dict[str, int] = {}
         self._dataset_ix: dict[str, int] = {}
         self.target_of, self.dataset_of = array("H"), array("H")
-        self.ids, self.id_ends = bytearray(), offsets()
+        self.ids = Texts()  # each record's eval_id
         self._grouped: Cases | None = None
 
     def __len__(self) -> int:
-        return len(self.id_ends)
+        return len(self.ids)
 
     def add(self, raw_target: Any, dataset: str, eval_id: str) -> None:
         target = raw_target if isinstance(raw_target, str) else ""
@@ -65,16 +65,13 @@ class CaseColumns:
         if d is None:
             d = self._dataset_ix[dataset] = len(self.datasets)
             self.datasets.append(dataset)
-        data = eval_id.encode("utf-8", "surrogatepass")
         self.target_of.append(t)
         self.dataset_of.append(d)
-        self.ids += data
-        self.id_ends = appended(self.id_ends, len(self.ids))
+        self.ids.append(eval_id)
         self._grouped = None
 
     def eval_id(self, record: int) -> str:
-        start = self.id_ends[record - 1] if record else 0
-        return self.ids[start:self.id_ends[record]].decode("utf-8", "surrogatepass")
+        return self.ids[record]
 
     def key(self, record: int) -> Key:
         """The case key of ``record``."""
@@ -89,24 +86,18 @@ class CaseColumns:
             self._grouped = self._by_hash() or self._by_key()
         return self._grouped
 
-    def _records(self) -> Iterator[tuple[int, int, bytes]]:
-        """Each record's target and dataset index and eval_id bytes."""
-        ids, start = self.ids, 0
-        for t, d, end in zip(self.target_of, self.dataset_of, self.id_ends):
-            yield t, d, bytes(ids[start:end])
-            start = end
-
     def _by_hash(self) -> Cases | None:
         import numpy as np
-        hashes = np.fromiter((case_hash(*record) for record in self._records()),
-                             dtype=np.int64, count=len(self))
+        records = zip(self.target_of, self.dataset_of, self.ids.each_encoded())
+        hashes = np.fromiter((case_hash(*record) for record in records), dtype=np.int64,
+                             count=len(self))
         ordered = np.sort(hashes)
         if not bool((ordered[1:] == ordered[:-1]).any()):  # no case has a second record
             return Cases(None, None, len(hashes))
         del ordered
         _, first, of = np.unique(hashes, return_index=True, return_inverse=True)
-        checks = np.fromiter((zlib.crc32(data) for _, _, data in self._records()),
-                             dtype=np.uint32, count=len(self))
+        checks = np.fromiter(map(zlib.crc32, self.ids.each_encoded()), dtype=np.uint32,
+                             count=len(self))
         for values in (np.frombuffer(self.target_of, dtype=np.uint16),
                        np.frombuffer(self.dataset_of, dtype=np.uint16), checks):
             if not np.array_equal(values, values[first][of]):

@@ -42,7 +42,7 @@ def test_ids_keep_any_text():
 def test_ids_past_4_gib_get_8_byte_ends(monkeypatch):
     monkeypatch.setattr(offsets, "NARROW_MAX", 5)  # as if 4 GiB of ids came before
     cases = columns(("t", "d", "abc"), ("t", "d", "de"), ("t", "d", "fgh"))
-    assert cases.id_ends.typecode == "Q" and list(cases.id_ends) == [3, 5, 8]
+    assert cases.ids.ends.typecode == "Q" and list(cases.ids.ends) == [3, 5, 8]
     assert [cases.eval_id(r) for r in range(3)] == ["abc", "de", "fgh"]
 
 
