@@ -30,14 +30,19 @@ from prefect import flow
 from prefect.artifacts import acreate_link_artifact, acreate_markdown_artifact
 from prefect.states import Failed
 
-from deployments.runs import (check_parameters, eval_options, merge_results, run_stamp,
-                              run_suites)
-from deployments.shards import run_shards
-from flows.naming import run_name, suite_name
-from flows.scrubbed import PERSIST, scrub_errors
-from providers.errors import ConfigError
-from tasks.results.baselines import find_baseline, index_path, record_run, run_key
-from tasks.results.compare import DEFAULT_THRESHOLD, compare_files, format_table
+from agentv.deployments.runs import (
+    check_parameters,
+    eval_options,
+    merge_results,
+    run_stamp,
+    run_suites,
+)
+from agentv.deployments.shards import run_shards
+from agentv.flows.naming import run_name, suite_name
+from agentv.flows.scrubbed import PERSIST, scrub_errors
+from agentv.providers.errors import ConfigError
+from agentv.tasks.results.baselines import find_baseline, index_path, record_run, run_key
+from agentv.tasks.results.compare import DEFAULT_THRESHOLD, compare_files, format_table
 
 COMPARE_KEY = "agentv-nightly-compare"
 PREFECT_YAML = Path(__file__).with_name("prefect.yaml")
@@ -65,7 +70,7 @@ async def _run(suites: list[str], run_dir: Path, shards: int, settings: dict[str
     if shards <= 1:
         result = await run_suites(eval_options(suites, str(out), **settings, **gates))
         return result["results"], result.get("gate_failures") or []
-    from flows.artifacts.publish import publish_results
+    from agentv.flows.artifacts.publish import publish_results
     started = time.perf_counter()
     parts = await run_shards(shards, run_dir, {"suites": suites, **settings})
     merged = merge_results(parts, out)

@@ -10,12 +10,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from providers.errors import ConfigError
-from tasks.load.discover import expand_eval_paths
-from tasks.load.files import load_suite
-from tasks.plan.plan import EvalOptions, build_plan
-from tasks.engine.runtime import build_runtimes
-from flows.shared_limits import prefect_pools
+from agentv.flows.shared_limits import prefect_pools
+from agentv.providers.errors import ConfigError
+from agentv.tasks.engine.runtime import build_runtimes
+from agentv.tasks.load.discover import expand_eval_paths
+from agentv.tasks.load.files import load_suite
+from agentv.tasks.plan.plan import EvalOptions, build_plan
 
 
 def check_parameters(suites: list[str], baseline: str | None = None,
@@ -23,13 +23,13 @@ def check_parameters(suites: list[str], baseline: str | None = None,
     """Every suite exists and loads; the baseline and targets files exist; the quality gates
     (fail_under, min_pass_rate, fail_on_error) and ``prefect_tasks`` are valid. ConfigError
     if not."""
-    from tasks.load.gates import GATE_KEYS, parse_gates
-    from tasks.plan.scale import check_prefect_tasks
+    from agentv.tasks.load.gates import GATE_KEYS, parse_gates
+    from agentv.tasks.plan.scale import check_prefect_tasks
     check_prefect_tasks((gates or {}).get("prefect_tasks"), "default")
     parse_gates({k: v for k, v in (gates or {}).items() if k in GATE_KEYS and v is not None})
     if not suites:
         raise ConfigError("needs at least one eval file", None, "suites")
-    from tasks.load.boundary import allowed_roots
+    from agentv.tasks.load.boundary import allowed_roots
     allowed = allowed_roots()  # the project config's allowed_paths (as the run's plan)
     for path in expand_eval_paths(list(suites)):
         load_suite(path, warn=lambda _: None, allowed=allowed)
@@ -51,14 +51,14 @@ def eval_options(suites: list[str], out: str, **settings: Any) -> EvalOptions:
 async def run_suites(opts: EvalOptions) -> dict[str, Any]:
     """Plan and preflight (ConfigError before anything runs), then the eval subflow. Its
     result holds ``gate_failures`` (the subflow run ends Failed when a gate fails)."""
-    from flows.pipeline import eval_flow
-    from flows.handover import Launch, launching
+    from agentv.flows.handover import Launch, launching
+    from agentv.flows.pipeline import eval_flow
     plan = build_plan(opts)
     launch = Launch(plan=plan, runtimes=build_runtimes(plan, prefect_pools()))
     options = {k: v for k, v in asdict(opts).items() if v not in (None, {}, [], False)}
     from prefect import tags
 
-    from flows.naming import plan_labels, run_name, run_tags
+    from agentv.flows.naming import plan_labels, run_name, run_tags
     suites, targets, datasets = plan_labels(plan)
     named = eval_flow.with_options(flow_run_name=run_name(suites, targets))
     with launching(launch), tags(*run_tags(suites, targets, datasets)):

@@ -15,9 +15,9 @@ from typing import Any
 
 from prefect import flow
 
-from deployments.runs import eval_options, run_suites
-from flows.scrubbed import PERSIST, scrub_errors
-from tasks.plan.scale import parse_shard
+from agentv.deployments.runs import eval_options, run_suites
+from agentv.flows.scrubbed import PERSIST, scrub_errors
+from agentv.tasks.plan.scale import parse_shard
 
 SHARD_DEPLOYMENT = "agentv-shard/agentv-shard"
 POLL_SECONDS = 2.0

@@ -12,10 +12,9 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from providers.base_settings import NumbersNotText
-
-from evaluators.base import EvalContext, Evaluator, EvaluatorResult, run_evaluator
-from evaluators.outcome4 import grader_verdict
+from agentv.evaluators.base import EvalContext, Evaluator, EvaluatorResult, run_evaluator
+from agentv.evaluators.outcome4 import grader_verdict
+from agentv.providers.base_settings import NumbersNotText
 
 
 class Aggregator(NumbersNotText):
@@ -69,7 +68,7 @@ class AssertSet(Evaluator):
 
     async def aggregated(self, results: list[EvaluatorResult], ctx: EvalContext
                          ) -> EvaluatorResult:
-        from evaluators import assert_set_aggregators as agg
+        from agentv.evaluators import assert_set_aggregators as agg
         if self.aggregator.type == "code_grader":
             score, verdict, items = await agg.by_script(self.aggregator.path or [],
                                                         self.base_dir, results)

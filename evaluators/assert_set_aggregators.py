@@ -15,7 +15,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from evaluators.base import EvalContext, EvaluatorResult
+from agentv.evaluators.base import EvalContext, EvaluatorResult
 
 DEFAULT_PROMPT = """Review the following evaluation results:
 {{EVALUATOR_RESULTS_JSON}}
@@ -25,7 +25,7 @@ Return a JSON object with: score (0.0-1.0), verdict (pass/fail), and reasoning."
 
 
 def member_results(results: list[EvaluatorResult]) -> dict[str, Any]:
-    from evaluators.outcome4 import grader_verdict
+    from agentv.evaluators.outcome4 import grader_verdict
     return {r.name: {"score": r.score, "verdict": grader_verdict(r),
                      "assertions": r.assertions or [], "details": r.details}
             for r in results}
@@ -48,8 +48,8 @@ def _items(data: dict[str, Any]) -> list[dict[str, Any]]:
 async def by_script(command: str | list[str], base_dir: str, results: list[EvaluatorResult]
                     ) -> tuple[float, str | None, list[dict[str, Any]]]:
     """(score, verdict or None, assertions) from the aggregator script."""
-    from providers.process.environment import child_env
-    from providers.process.supervision import ProcessTimeout, run_process
+    from agentv.providers.process.environment import child_env
+    from agentv.providers.process.supervision import ProcessTimeout, run_process
     argv = shlex.split(command) if isinstance(command, str) else [str(c) for c in command]
     stdin = json.dumps({"results": member_results(results)}, indent=2)
     try:
@@ -72,9 +72,9 @@ async def by_script(command: str | list[str], base_dir: str, results: list[Evalu
 
 async def by_judge(prompt: str | None, base_dir: str, results: list[EvaluatorResult],
                    ctx: EvalContext) -> tuple[float, list[dict[str, Any]]]:
-    from evaluators.judge_call import JudgeAsk, JudgeError, ask_judge
-    from evaluators.jsonutil import first_json_object
-    from evaluators.llm_judge import load_prompt
+    from agentv.evaluators.jsonutil import first_json_object
+    from agentv.evaluators.judge_call import JudgeAsk, JudgeError, ask_judge
+    from agentv.evaluators.llm_judge import load_prompt
     template = load_prompt(prompt, base_dir) or DEFAULT_PROMPT
     text = template.replace("{{EVALUATOR_RESULTS_JSON}}",
                             json.dumps(member_results(results), indent=2))

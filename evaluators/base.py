@@ -9,17 +9,15 @@ from __future__ import annotations
 
 import math
 from abc import abstractmethod
-
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from providers.base_settings import NumbersNotText
-
-from providers.base import Provider, Usage
-from providers.secrets import cut
-from providers.trace import TraceEvent
+from agentv.providers.base import Provider, Usage
+from agentv.providers.base_settings import NumbersNotText
+from agentv.providers.secrets import cut
+from agentv.providers.trace import TraceEvent
 
 PASS_THRESHOLD = 0.8
 BORDERLINE_THRESHOLD = 0.6

@@ -14,8 +14,8 @@ from typing import Callable
 
 from pydantic import Field, model_validator
 
-from evaluators.base import EvalContext, Evaluator, EvaluatorResult
-from evaluators.session import SessionView, session_from_context
+from agentv.evaluators.base import EvalContext, Evaluator, EvaluatorResult
+from agentv.evaluators.session import SessionView, session_from_context
 
 
 class _Checks:

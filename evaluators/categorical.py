@@ -11,12 +11,18 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from evaluators.base import EvalContext, Evaluator, EvaluatorResult
-from evaluators.judge_call import JudgeAsk, ask_judge, judged_fields
-from evaluators.llm_judge import judge_inputs, load_prompt, template_values
-from evaluators.rating import (CONTRACT, DEFAULT_CRITERION, SYSTEM_PROMPT, build_prompt,
-                               rating_of, rating_score)
-from evaluators.scored import score_result
+from agentv.evaluators.base import EvalContext, Evaluator, EvaluatorResult
+from agentv.evaluators.judge_call import JudgeAsk, ask_judge, judged_fields
+from agentv.evaluators.llm_judge import judge_inputs, load_prompt, template_values
+from agentv.evaluators.rating import (
+    CONTRACT,
+    DEFAULT_CRITERION,
+    SYSTEM_PROMPT,
+    build_prompt,
+    rating_of,
+    rating_score,
+)
+from agentv.evaluators.scored import score_result
 
 
 class CategoricalJudge(Evaluator):

@@ -13,11 +13,11 @@ from typing import Any
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
-from evaluators import functions as fn
-from evaluators.base import EvalContext
-from evaluators.jsonutil import MISSING, parse_json
-from evaluators.score import Score, passed_score
-from evaluators.scored import NO_EXPECTED, ScoreEvaluator
+from agentv.evaluators import functions as fn
+from agentv.evaluators.base import EvalContext
+from agentv.evaluators.jsonutil import MISSING, parse_json
+from agentv.evaluators.score import Score, passed_score
+from agentv.evaluators.scored import NO_EXPECTED, ScoreEvaluator
 
 
 class ExactMatch(ScoreEvaluator):

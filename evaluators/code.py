@@ -16,13 +16,13 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from evaluators.base import EvalContext, Evaluator, EvaluatorResult, clamp01
-from evaluators.jsonutil import first_json_object
-from evaluators.llm_judge import clean_items
-from providers.process.environment import child_env
-from providers.process.supervision import ProcessTimeout, run_process
-from providers.secret_fields import SECRET
-from providers.secrets import cut, tail
+from agentv.evaluators.base import EvalContext, Evaluator, EvaluatorResult, clamp01
+from agentv.evaluators.jsonutil import first_json_object
+from agentv.evaluators.llm_judge import clean_items
+from agentv.providers.process.environment import child_env
+from agentv.providers.process.supervision import ProcessTimeout, run_process
+from agentv.providers.secret_fields import SECRET
+from agentv.providers.secrets import cut, tail
 
 
 def judge_payload(ctx: EvalContext) -> dict[str, Any]:

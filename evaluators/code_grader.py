@@ -21,9 +21,9 @@ from typing import Any, ClassVar
 
 from pydantic import Field, field_validator
 
-from evaluators.base import EvalContext, Evaluator, EvaluatorResult
-from providers.process.environment import child_env
-from providers.process.supervision import ProcessTimeout, run_process
+from agentv.evaluators.base import EvalContext, Evaluator, EvaluatorResult
+from agentv.providers.process.environment import child_env
+from agentv.providers.process.supervision import ProcessTimeout, run_process
 
 DEFAULT_TIMEOUT_S = 60.0
 

@@ -11,9 +11,9 @@ from typing import ClassVar
 
 from pydantic import ValidationInfo, model_validator
 
-from evaluators.base import EvalContext, EvaluatorResult
-from evaluators.members import WithMembers, joined_reasoning, prefixed, run_members
-from evaluators.score import combine
+from agentv.evaluators.base import EvalContext, EvaluatorResult
+from agentv.evaluators.members import WithMembers, joined_reasoning, prefixed, run_members
+from agentv.evaluators.score import combine
 
 
 class _Combinator(WithMembers):

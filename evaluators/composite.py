@@ -11,13 +11,16 @@ from __future__ import annotations
 import json
 from typing import Annotated, ClassVar, Literal, Union
 
-from pydantic import (AliasChoices, BaseModel, ConfigDict, Field, ValidationInfo,
-                      model_validator)
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationInfo, model_validator
 
-
-from evaluators.base import EvalContext, EvaluatorResult, error_result, verdict_for
-from evaluators.members import (WithMembers, joined_reasoning, member_summary, prefixed,
-                                run_members)
+from agentv.evaluators.base import EvalContext, EvaluatorResult, error_result, verdict_for
+from agentv.evaluators.members import (
+    WithMembers,
+    joined_reasoning,
+    member_summary,
+    prefixed,
+    run_members,
+)
 
 DEFAULT_AGGREGATOR_PROMPT = """Review the results of the evaluators below:
 {{EVALUATOR_RESULTS_JSON}}
@@ -95,7 +98,7 @@ class Composite(WithMembers):
 
     async def _by_script(self, agg: CodeAggregator, results: list[EvaluatorResult],
                          ctx: EvalContext) -> EvaluatorResult:
-        from evaluators.code import CodeJudge, judge_payload  # lazy: subprocess machinery
+        from agentv.evaluators.code import CodeJudge, judge_payload  # lazy: subprocess machinery
 
         judge = CodeJudge(name=self.label, script=agg.path, cwd=agg.cwd, base_dir=self.base_dir,
                           timeout_seconds=agg.timeout_seconds)
@@ -111,9 +114,15 @@ class Composite(WithMembers):
 
     async def _by_judge(self, agg: LlmAggregator, results: list[EvaluatorResult],
                         ctx: EvalContext) -> EvaluatorResult:
-        from evaluators.judge_call import JudgeAsk, JudgeError, ask_judge, judged
-        from evaluators.llm_judge import (CONTRACT, SYSTEM_PROMPT, load_prompt, render_template,
-                                          template_values, verdict_of)
+        from agentv.evaluators.judge_call import JudgeAsk, JudgeError, ask_judge, judged
+        from agentv.evaluators.llm_judge import (
+            CONTRACT,
+            SYSTEM_PROMPT,
+            load_prompt,
+            render_template,
+            template_values,
+            verdict_of,
+        )
 
         results_json = json.dumps({r.name: member_summary(r) for r in results}, indent=2)
         template = load_prompt(agg.prompt, self.base_dir) or DEFAULT_AGGREGATOR_PROMPT

@@ -16,10 +16,9 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field
 
-from providers.base_settings import NumbersNotText
-
-from evaluators.base import EvalContext, Evaluator, EvaluatorResult
-from evaluators.jsonutil import MISSING, parse_json, resolve_path, to_number
+from agentv.evaluators.base import EvalContext, Evaluator, EvaluatorResult
+from agentv.evaluators.jsonutil import MISSING, parse_json, resolve_path, to_number
+from agentv.providers.base_settings import NumbersNotText
 
 MAX_LISTED = 4
 DEFAULT_DATE_FORMATS = ["YYYY-MM-DD", "DD-MMM-YYYY", "MM/DD/YYYY", "DD/MM/YYYY", "MM-DD-YYYY",

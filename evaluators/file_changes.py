@@ -9,10 +9,10 @@ held; it passes when all did. With no diff at all (the target has no workspace) 
 """
 from __future__ import annotations
 
-from evaluators.base import EvalContext
-from evaluators.score import Score
-from evaluators.scored import ScoreEvaluator
-from providers.agents.file_changes import changed_paths
+from agentv.evaluators.base import EvalContext
+from agentv.evaluators.score import Score
+from agentv.evaluators.scored import ScoreEvaluator
+from agentv.providers.agents.file_changes import changed_paths
 
 
 class FileChanges(ScoreEvaluator):

@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from evaluators.jsonutil import number_in_text, parse_json, subset_mismatches
-from evaluators.score import Score, as_score, combine, passed_score, session_aware
+from agentv.evaluators.jsonutil import number_in_text, parse_json, subset_mismatches
+from agentv.evaluators.score import Score, as_score, combine, passed_score, session_aware
 
 _SESSION_NAMES = ("SessionView", "Session")
 

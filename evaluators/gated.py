@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import Field
 
-from evaluators.base import EvalContext, Evaluator, EvaluatorResult, run_evaluator
+from agentv.evaluators.base import EvalContext, Evaluator, EvaluatorResult, run_evaluator
 
 _SWAPPED = {"pass": "fail", "fail": "pass"}
 

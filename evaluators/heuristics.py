@@ -13,7 +13,7 @@ import re
 
 from pydantic import Field, model_validator
 
-from evaluators.base import EvalContext, Evaluator, EvaluatorResult
+from agentv.evaluators.base import EvalContext, Evaluator, EvaluatorResult
 
 ERROR_PREFIXES = ("error:", "err:", "fatal:", "exception", "traceback", "panic:",
                   "vs code command failed", "no response file was generated", "timed out",

@@ -19,10 +19,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Generic, TypeVar
 
-from evaluators.base import EvalContext, Evaluator, EvaluatorFailure, EvaluatorResult
-from providers.base import JudgeInputs, Provider, Request, Usage
-from providers.errors import ProviderError
-from providers.llm.retry import RetryingProvider, RetryPolicy
+from agentv.evaluators.base import EvalContext, Evaluator, EvaluatorFailure, EvaluatorResult
+from agentv.providers.base import JudgeInputs, Provider, Request, Usage
+from agentv.providers.errors import ProviderError
+from agentv.providers.llm.retry import RetryingProvider, RetryPolicy
 
 T = TypeVar("T")
 REASK = ("Your reply did not follow the required output format. Reply again with only "

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from evaluators.base import EvalContext, Evaluator, EvaluatorResult
+from agentv.evaluators.base import EvalContext, Evaluator, EvaluatorResult
 
 SYSTEM = """You must respond with a single JSON object matching this schema:
 
@@ -73,7 +73,7 @@ def uses_variables(text: str) -> bool:
 
 
 def parse_reply(text: str) -> dict[str, Any] | None:
-    from evaluators.jsonutil import first_json_object
+    from agentv.evaluators.jsonutil import first_json_object
     data = first_json_object(text.replace("```json", "").replace("```", ""))
     score = data.get("score") if isinstance(data, dict) else None
     if isinstance(score, bool) or not isinstance(score, (int, float)) \
@@ -93,7 +93,7 @@ class LlmGrader4(Evaluator):
         """(template, criteria) for this case."""
         if isinstance(self.prompt, PromptScript):
             return await self.scripted(ctx), ctx.expected_outcome
-        from evaluators.llm_judge import load_prompt
+        from agentv.evaluators.llm_judge import load_prompt
         text = load_prompt(self.prompt, self.base_dir)
         if text is None:
             return TEMPLATE, ctx.expected_outcome
@@ -102,9 +102,9 @@ class LlmGrader4(Evaluator):
         return TEMPLATE, text  # bare inline criteria
 
     async def scripted(self, ctx: EvalContext) -> str:
-        from evaluators.code_grader import grader_payload
-        from providers.process.environment import child_env
-        from providers.process.supervision import run_process
+        from agentv.evaluators.code_grader import grader_payload
+        from agentv.providers.process.environment import child_env
+        from agentv.providers.process.supervision import run_process
         assert isinstance(self.prompt, PromptScript)
         payload = grader_payload(ctx, self.prompt.config or {})
         payload["answer"] = payload["output"]
@@ -116,8 +116,8 @@ class LlmGrader4(Evaluator):
         return proc.stdout
 
     async def evaluate(self, ctx: EvalContext) -> EvaluatorResult:
-        from evaluators.judge_call import JudgeAsk, ask_judge, judged_fields
-        from evaluators.llm_judge import judge_inputs
+        from agentv.evaluators.judge_call import JudgeAsk, ask_judge, judged_fields
+        from agentv.evaluators.llm_judge import judge_inputs
         template, criteria = await self.template(ctx)
         values = template_values(ctx, criteria)
         prompt = _VAR.sub(lambda m: values.get(m.group(1), m.group(0)), template)

@@ -17,10 +17,10 @@ from typing import Any
 
 from pydantic import AliasChoices, Field
 
-from evaluators.base import EvalContext, Evaluator, EvaluatorResult, clamp01
-from evaluators.jsonutil import first_json_object
-from evaluators.judge_call import BrokenReply, JudgeAsk, ask_judge, judged
-from providers.base import JudgeInputs
+from agentv.evaluators.base import EvalContext, Evaluator, EvaluatorResult, clamp01
+from agentv.evaluators.jsonutil import first_json_object
+from agentv.evaluators.judge_call import BrokenReply, JudgeAsk, ask_judge, judged
+from agentv.providers.base import JudgeInputs
 
 SYSTEM_PROMPT = """You must respond with a single JSON object matching this schema:
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import PrivateAttr, ValidationInfo
 
-from evaluators.base import EvalContext, Evaluator, EvaluatorResult, run_evaluator
+from agentv.evaluators.base import EvalContext, Evaluator, EvaluatorResult, run_evaluator
 
 
 class WithMembers(Evaluator):
@@ -30,7 +30,7 @@ class WithMembers(Evaluator):
 
 def build_members(configs: Any, base_dir: str, info: ValidationInfo,
                   owner: str) -> list[Evaluator]:
-    from evaluators.registry import build_evaluators  # lazy: the registry imports us
+    from agentv.evaluators.registry import build_evaluators  # lazy: the registry imports us
 
     context = info.context or {}
     where = context.get("where") or ""

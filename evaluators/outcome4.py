@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from evaluators.base import EvaluatorResult
+from agentv.evaluators.base import EvaluatorResult
 
 DEFAULT_THRESHOLD = 0.8
 JUDGE_TYPES = frozenset({"llm-grader", "rubrics"})

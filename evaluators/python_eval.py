@@ -19,12 +19,12 @@ from typing import Any, Callable
 
 from pydantic import Field, PrivateAttr, model_validator
 
-from evaluators.base import EvalContext, Evaluator, EvaluatorResult
-from evaluators.functions import is_session_aware
-from evaluators.jsonutil import MISSING
-from evaluators.score import as_score
-from evaluators.scored import case_expected, score_result
-from evaluators.session import session_from_context
+from agentv.evaluators.base import EvalContext, Evaluator, EvaluatorResult
+from agentv.evaluators.functions import is_session_aware
+from agentv.evaluators.jsonutil import MISSING
+from agentv.evaluators.score import as_score
+from agentv.evaluators.scored import case_expected, score_result
+from agentv.evaluators.session import session_from_context
 
 
 def load_callable(spec: str, base_dir: str = ".") -> Callable[..., Any]:

@@ -14,8 +14,8 @@ import weakref
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
-from evaluators.score import PASSING_RATINGS, RATING_VALUES, Score
-from providers.base import JudgeInputs
+from agentv.evaluators.score import PASSING_RATINGS, RATING_VALUES, Score
+from agentv.providers.base import JudgeInputs
 
 if TYPE_CHECKING:  # anyio is imported when a judge first calls
     from anyio.from_thread import BlockingPortal
@@ -54,7 +54,7 @@ Select one rating and explain your reasoning briefly."""
 
 def build_prompt(criterion: str, output: Any, expected: Any, question: str = "",
                  template: str | None = None) -> str:
-    from evaluators.llm_judge import render_template
+    from agentv.evaluators.llm_judge import render_template
 
     return render_template(template or TEMPLATE, {
         "criterion": criterion, "question": question or "(not given)",
@@ -64,7 +64,7 @@ def build_prompt(criterion: str, output: Any, expected: Any, question: str = "",
 
 def parse_rating(reply: str) -> tuple[str | None, str]:
     """(rating, reason); rating is None when the reply breaks the output contract."""
-    from evaluators.jsonutil import first_json_object
+    from agentv.evaluators.jsonutil import first_json_object
 
     data = first_json_object(reply or "")
     if not data or not isinstance(data.get("rating"), str):
@@ -103,7 +103,7 @@ class CategoricalJudgeFn:
         self._stop: weakref.finalize | None = None
 
     def __call__(self, output: Any, expected: Any) -> Score:
-        from evaluators.judge_call import JudgeAsk, call_judge, judge_request
+        from agentv.evaluators.judge_call import JudgeAsk, call_judge, judge_request
 
         prompt = build_prompt(self.criterion, output, expected)
         ask = JudgeAsk(SYSTEM_PROMPT, prompt, CONTRACT, JudgeInputs(

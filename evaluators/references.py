@@ -8,7 +8,7 @@ import shlex
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from evaluators.base import Evaluator
+from agentv.evaluators.base import Evaluator
 
 # (path, where, field, the path as written) -> the resolved path, or ConfigError
 PathCheck = Callable[[Path, str, str, str], Path]

@@ -15,49 +15,49 @@ from typing import Any, Callable
 
 from pydantic import ValidationError
 
-from evaluators.base import Evaluator
-from evaluators.references import SCRIPT_SUFFIXES, PathCheck, check_contained
-from providers.errors import ConfigError, ConfigErrors, ErrorCollector, did_you_mean
-from providers.lazyload import load_symbol
+from agentv.evaluators.base import Evaluator
+from agentv.evaluators.references import SCRIPT_SUFFIXES, PathCheck, check_contained
+from agentv.providers.errors import ConfigError, ConfigErrors, ErrorCollector, did_you_mean
+from agentv.providers.lazyload import load_symbol
 
 # type -> "module:Class" (or the class itself, when registered at run time)
 EVALUATORS: dict[str, str | type[Evaluator]] = {
-    "llm_judge": "evaluators.llm_judge:LlmJudge",
-    "code_judge": "evaluators.code:CodeJudge",
-    "code": "evaluators.code:CodeJudge",
+    "llm_judge": "agentv.evaluators.llm_judge:LlmJudge",
+    "code_judge": "agentv.evaluators.code:CodeJudge",
+    "code": "agentv.evaluators.code:CodeJudge",
     # AgentV catalogue
-    "rubric": "evaluators.rubric:RubricEvaluator",
-    "composite": "evaluators.composite:Composite",
-    "tool_trajectory": "evaluators.trajectory:ToolTrajectory",
-    "field_accuracy": "evaluators.fields:FieldAccuracy",
-    "latency": "evaluators.budgets:Latency",
-    "cost": "evaluators.budgets:Cost",
-    "token_usage": "evaluators.budgets:TokenUsage",
-    "execution_metrics": "evaluators.budgets:ExecutionMetrics",
+    "rubric": "agentv.evaluators.rubric:RubricEvaluator",
+    "composite": "agentv.evaluators.composite:Composite",
+    "tool_trajectory": "agentv.evaluators.trajectory:ToolTrajectory",
+    "field_accuracy": "agentv.evaluators.fields:FieldAccuracy",
+    "latency": "agentv.evaluators.budgets:Latency",
+    "cost": "agentv.evaluators.budgets:Cost",
+    "token_usage": "agentv.evaluators.budgets:TokenUsage",
+    "execution_metrics": "agentv.evaluators.budgets:ExecutionMetrics",
     # bbeval heuristics
-    "keywords": "evaluators.heuristics:Keywords",
-    "error_detection": "evaluators.heuristics:ErrorDetection",
-    "heuristic": "evaluators.heuristics:AspectCoverage",
+    "keywords": "agentv.evaluators.heuristics:Keywords",
+    "error_detection": "agentv.evaluators.heuristics:ErrorDetection",
+    "heuristic": "agentv.evaluators.heuristics:AspectCoverage",
     # deterministic checks and combinators
-    "exact_match": "evaluators.checks:ExactMatch",
-    "contains": "evaluators.checks:Contains",
-    "regex": "evaluators.checks:Regex",
-    "is_json": "evaluators.checks:IsJson",
-    "json_subset": "evaluators.checks:JsonSubset",
-    "within_tolerance": "evaluators.checks:WithinTolerance",
-    "all_of": "evaluators.combinators:AllOf",
-    "any_of": "evaluators.combinators:AnyOf",
+    "exact_match": "agentv.evaluators.checks:ExactMatch",
+    "contains": "agentv.evaluators.checks:Contains",
+    "regex": "agentv.evaluators.checks:Regex",
+    "is_json": "agentv.evaluators.checks:IsJson",
+    "json_subset": "agentv.evaluators.checks:JsonSubset",
+    "within_tolerance": "agentv.evaluators.checks:WithinTolerance",
+    "all_of": "agentv.evaluators.combinators:AllOf",
+    "any_of": "agentv.evaluators.combinators:AnyOf",
     # trace / session checks
-    "tool_called": "evaluators.trace_checks:ToolCalled",
-    "tool_not_called": "evaluators.trace_checks:ToolNotCalled",
-    "tool_call_count": "evaluators.trace_checks:ToolCallCount",
-    "all_tools_succeeded": "evaluators.trace_checks:AllToolsSucceeded",
-    "token_usage_under": "evaluators.trace_checks:TokenUsageUnder",
-    "trace_contains": "evaluators.trace_checks:TraceContains",
-    "file_changes": "evaluators.file_changes:FileChanges",
+    "tool_called": "agentv.evaluators.trace_checks:ToolCalled",
+    "tool_not_called": "agentv.evaluators.trace_checks:ToolNotCalled",
+    "tool_call_count": "agentv.evaluators.trace_checks:ToolCallCount",
+    "all_tools_succeeded": "agentv.evaluators.trace_checks:AllToolsSucceeded",
+    "token_usage_under": "agentv.evaluators.trace_checks:TokenUsageUnder",
+    "trace_contains": "agentv.evaluators.trace_checks:TraceContains",
+    "file_changes": "agentv.evaluators.file_changes:FileChanges",
     # judges and user code
-    "categorical_judge": "evaluators.categorical:CategoricalJudge",
-    "python": "evaluators.python_eval:PythonEvaluator",
+    "categorical_judge": "agentv.evaluators.categorical:CategoricalJudge",
+    "python": "agentv.evaluators.python_eval:PythonEvaluator",
 }
 
 
@@ -102,7 +102,7 @@ def build_evaluator(config: dict[str, Any], *, base_dir: str = ".", where: str =
                                        context={"where": where, "warn": warn,
                                                 "contain": contain})
     except ValidationError as err:
-        from providers.base_settings import describe_error
+        from agentv.providers.base_settings import describe_error
         label = config.get('name') or kind
         raise ConfigErrors([ConfigError(f"{describe_error(e)} (evaluator '{label}')", where,
                                         ".".join(str(p) for p in e.get("loc", ())) or None)
@@ -120,8 +120,8 @@ def build_evaluator(config: dict[str, Any], *, base_dir: str = ".", where: str =
 def register_secrets(evaluator: Evaluator) -> None:
     """The run's registry masks the evaluator's secret-bearing fields (a code judge's
     ``env`` values) from now on, in every sink (``providers.secret_fields``)."""
-    from providers import secrets
-    from providers.secret_fields import PLAIN, model_secrets
+    from agentv.providers import secrets
+    from agentv.providers.secret_fields import PLAIN, model_secrets
     marked, loose = model_secrets(evaluator)
     secrets.add(v for v in marked + loose if not PLAIN.match(v.strip()))
 
@@ -133,7 +133,7 @@ def check_references(evaluator: Evaluator, where: str, contain: PathCheck | None
     check_contained(evaluator, where, contain)
     prompt = getattr(evaluator, "prompt", None)
     if isinstance(prompt, str):
-        from evaluators.llm_judge import load_prompt
+        from agentv.evaluators.llm_judge import load_prompt
         try:
             load_prompt(prompt, evaluator.base_dir)
         except FileNotFoundError as err:

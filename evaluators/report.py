@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from evaluators.score import Score
+from agentv.evaluators.score import Score
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,12 +15,12 @@ from typing import Any, Callable
 
 from pydantic import ValidationInfo, field_validator
 
-from evaluators.base import EvalContext, Evaluator, EvaluatorResult, verdict_for
-from evaluators.jsonutil import first_json_object
-from evaluators.judge_call import JudgeAsk, ask_judge, judged
-from evaluators.llm_judge import judge_inputs, template_values
-from providers.base import RubricCheck
-from evaluators.rubric_items import RubricItem, items_from, parse_rubrics, warn_unknown_keys
+from agentv.evaluators.base import EvalContext, Evaluator, EvaluatorResult, verdict_for
+from agentv.evaluators.jsonutil import first_json_object
+from agentv.evaluators.judge_call import JudgeAsk, ask_judge, judged
+from agentv.evaluators.llm_judge import judge_inputs, template_values
+from agentv.evaluators.rubric_items import RubricItem, items_from, parse_rubrics, warn_unknown_keys
+from agentv.providers.base import RubricCheck
 
 CHECKLIST_SYSTEM = """You are an expert evaluator. Evaluate the candidate answer against each rubric item.
 You must return a valid JSON object matching this schema:
@@ -174,7 +174,7 @@ def rubric_evaluator_for(rubrics: list[Any], base_dir: str = ".", where: str = "
                          warn: Callable[[str], None] | None = None) -> Evaluator:
     """The evaluator for a case-level ``rubrics`` list (named ``rubric``); invalid items
     raise ``ConfigError`` naming ``where`` and the field (e.g. ``rubrics.1.weight``)."""
-    from evaluators.registry import build_evaluator
+    from agentv.evaluators.registry import build_evaluator
 
     return build_evaluator({"type": "rubric", "name": "rubric", "rubrics": rubrics},
                            base_dir=base_dir, where=where, warn=warn)

@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 
-from providers.base_settings import NumbersNotText
+from agentv.providers.base_settings import NumbersNotText
 
 
 class ScoreRange(BaseModel):

@@ -7,12 +7,11 @@ common result shape (passed → verdict pass and a hit, else fail and a miss).
 from __future__ import annotations
 
 from abc import abstractmethod
-
 from typing import Any
 
-from evaluators.base import EvalContext, Evaluator, EvaluatorResult
-from evaluators.jsonutil import MISSING
-from evaluators.score import Score
+from agentv.evaluators.base import EvalContext, Evaluator, EvaluatorResult
+from agentv.evaluators.jsonutil import MISSING
+from agentv.evaluators.score import Score
 
 NO_EXPECTED = ("no expected value: set 'value' on the evaluator or give the case "
                "expected_messages")

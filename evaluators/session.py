@@ -16,13 +16,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Iterator
 
-from evaluators.slices import SliceView, select
-from providers.agents.output import trace_from_messages
-from providers.trace import TraceEvent
+from agentv.evaluators.slices import SliceView, select
+from agentv.providers.agents.output import trace_from_messages
+from agentv.providers.trace import TraceEvent
 
 if TYPE_CHECKING:
-    from evaluators.base import EvalContext
-    from providers.base import Usage
+    from agentv.evaluators.base import EvalContext
+    from agentv.providers.base import Usage
 
 READ_WORDS = frozenset({"read", "search", "get", "list", "fetch", "find", "grep", "glob", "view",
                         "ls", "cat", "open", "lookup", "query", "inspect", "show", "describe",

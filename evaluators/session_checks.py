@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from evaluators.score import Score, passed_score, session_aware
-from evaluators.session import EMPTY_SESSION, SessionView
-from evaluators.slices import PromptExecuted, ToolInvoked
-from providers.trace import TraceEvent
+from agentv.evaluators.score import Score, passed_score, session_aware
+from agentv.evaluators.session import EMPTY_SESSION, SessionView
+from agentv.evaluators.slices import PromptExecuted, ToolInvoked
+from agentv.providers.trace import TraceEvent
 
 SessionCheck = Callable[[Any, Any, Any], Score]
 
@@ -124,7 +124,7 @@ def event_matches(event: TraceEvent, predicate: Callable[[TraceEvent], bool] | d
         return True
     if callable(predicate):
         return bool(predicate(event))
-    from evaluators.jsonutil import subset_mismatches
+    from agentv.evaluators.jsonutil import subset_mismatches
 
     data = {**event.extra, **event.to_dict(), "ok": event.ok}
     return not subset_mismatches(predicate, data)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import json
 
-from evaluators.base import EvalContext, Evaluator, EvaluatorResult
-from evaluators.session import session_from_context
+from agentv.evaluators.base import EvalContext, Evaluator, EvaluatorResult
+from agentv.evaluators.session import session_from_context
 
 
 class SkillTrigger(Evaluator):

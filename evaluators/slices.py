@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Generic, Iterator, TypeVar
 
-from providers.trace import TraceEvent
+from agentv.providers.trace import TraceEvent
 
 T = TypeVar("T")
 

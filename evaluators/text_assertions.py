@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
-from evaluators.base import EvalContext, Evaluator, EvaluatorResult
+from agentv.evaluators.base import EvalContext, Evaluator, EvaluatorResult
 
 _JS_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "g": 0, "y": 0, "u": 0,
              "d": 0}

@@ -7,16 +7,15 @@ Each applies the typed session check of ``evaluators.session_checks`` to the cas
 from __future__ import annotations
 
 from abc import abstractmethod
-
 from typing import Any
 
 from pydantic import Field, model_validator
 
-from evaluators import session_checks as sc
-from evaluators.base import EvalContext
-from evaluators.score import Score
-from evaluators.scored import ScoreEvaluator
-from evaluators.session import session_from_context
+from agentv.evaluators import session_checks as sc
+from agentv.evaluators.base import EvalContext
+from agentv.evaluators.score import Score
+from agentv.evaluators.scored import ScoreEvaluator
+from agentv.evaluators.session import session_from_context
 
 
 class _SessionCheck(ScoreEvaluator):

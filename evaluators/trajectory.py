@@ -14,11 +14,10 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, model_validator
 
-from providers.base_settings import NumbersNotText
-
-from evaluators.base import EvalContext, Evaluator, EvaluatorResult
-from evaluators.session import event_duration, session_from_context
-from providers.trace import TraceEvent
+from agentv.evaluators.base import EvalContext, Evaluator, EvaluatorResult
+from agentv.evaluators.session import event_duration, session_from_context
+from agentv.providers.base_settings import NumbersNotText
+from agentv.providers.trace import TraceEvent
 
 
 class ExpectedCall(NumbersNotText):

@@ -15,10 +15,9 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field
 
-from providers.base_settings import NumbersNotText
-
-from evaluators.base import EvalContext, Evaluator, EvaluatorResult
-from evaluators.session import event_duration, session_from_context
+from agentv.evaluators.base import EvalContext, Evaluator, EvaluatorResult
+from agentv.evaluators.session import event_duration, session_from_context
+from agentv.providers.base_settings import NumbersNotText
 
 ArgsMatch = Literal["exact", "superset", "subset", "ignore"] | list[str]
 

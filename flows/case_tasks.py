@@ -12,14 +12,14 @@ from prefect import tags, task
 from prefect.cache_policies import NO_CACHE
 from prefect.states import Failed
 
-from evaluators.base import verdict_for
-from flows.scrubbed import PERSIST, scrub_errors
-from flows.recording import run_logger
-from flows.session import RunSession, as_is
-from tasks.load.redact import redact
-from tasks.plan.expand import Job
-from tasks.results.failures import reason
-from tasks.engine.case_runner import Invoked
+from agentv.evaluators.base import verdict_for
+from agentv.flows.recording import run_logger
+from agentv.flows.scrubbed import PERSIST, scrub_errors
+from agentv.flows.session import RunSession, as_is
+from agentv.tasks.engine.case_runner import Invoked
+from agentv.tasks.load.redact import redact
+from agentv.tasks.plan.expand import Job
+from agentv.tasks.results.failures import reason
 
 
 def case_label(job: Job, trials: bool) -> str:

@@ -9,11 +9,11 @@ from __future__ import annotations
 import sys
 from typing import Any, Callable, Sequence
 
-from evaluators.report import EvalReport
-from providers import secrets
-from providers.base import Target
-from tasks.api.dataset import Dataset, dataset_suite
-from tasks.results.tally_samples import report_from_records
+from agentv.evaluators.report import EvalReport
+from agentv.providers import secrets
+from agentv.providers.base import Target
+from agentv.tasks.api.dataset import Dataset, dataset_suite
+from agentv.tasks.results.tally_samples import report_from_records
 
 __all__ = ["evaluate", "run_dataset"]
 
@@ -45,11 +45,11 @@ def run_dataset(dataset: Dataset, target: str | Target | Callable[[Any], Any], e
     ``verbose=True`` lets Prefect's own INFO logs reach the console too."""
     from functools import partial
 
-    from tasks.api.callable_target import CallableProvider, typed_evaluators
-    from tasks.plan.expand import Job
-    from tasks.plan.plan import EvalOptions, Plan
-    from tasks.plan.scale import parse_shard, select_shard
-    from tasks.api.typed_targets import run_targets, typed_runtimes
+    from agentv.tasks.api.callable_target import CallableProvider, typed_evaluators
+    from agentv.tasks.api.typed_targets import run_targets, typed_runtimes
+    from agentv.tasks.plan.expand import Job
+    from agentv.tasks.plan.plan import EvalOptions, Plan
+    from agentv.tasks.plan.scale import parse_shard, select_shard
 
     with secrets.scope():  # the targets' secrets: the caller's registry, else this run's
         opts = EvalOptions(paths=[], out=out, workers=workers, shard=shard,
@@ -69,8 +69,8 @@ def run_dataset(dataset: Dataset, target: str | Target | Callable[[Any], Any], e
         specs = (target if provider is None else None, judge, targets, provider, plan.workers)
         records: list[dict[str, Any]] = []
         _point_at_server(verbose, log)  # Prefect reads its settings when first imported
-        from flows.distributed import ShippedJobs
-        from flows.launch import run_plan
+        from agentv.flows.distributed import ShippedJobs
+        from agentv.flows.launch import run_plan
         outcome = run_plan(plan, runtimes, on_record=records.append, log=log, remote=lambda part:
                            ShippedJobs(part, partial(_worker_runtimes, *specs, part)))
         for label, key in (("prefect flow run", "flow_run_url"), ("results", "results")):
@@ -82,8 +82,8 @@ def run_dataset(dataset: Dataset, target: str | Target | Callable[[Any], Any], e
 def _point_at_server(verbose: bool, log: Callable[[str], None]) -> None:
     """Before Prefect is imported: its API is agentv's long-lived server (not a temporary
     one per call) and its console logs are quiet unless ``verbose``."""
-    from flows.preload import quiet_prefect_console
-    from flows.server import ensure_api
+    from agentv.flows.preload import quiet_prefect_console
+    from agentv.flows.server import ensure_api
     quiet_prefect_console(verbose)
     ensure_api(log)
 
@@ -92,7 +92,7 @@ def _worker_runtimes(target: Any, judge: Any, targets: str | None, provider: Any
                      workers: int, jobs: Sequence[Any]) -> dict[str, Any]:
     """On a Dask worker: targets named in targets.yaml are resolved there (its environment
     holds the keys; none travel with the batch)."""
-    from tasks.api.typed_targets import run_targets, typed_runtimes
+    from agentv.tasks.api.typed_targets import run_targets, typed_runtimes
     used, main, judge_name = run_targets(provider.target if provider else target, judge,
                                          targets, _log)
     return typed_runtimes(used, main, judge_name, provider, jobs, workers)

@@ -25,18 +25,18 @@ from typing import Any, Callable, Protocol, Sequence
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
-from flows.dask_limits import DaskLimits
-from flows.scrubbed import PERSIST, scrub_errors
-from flows.artifacts.batches import publish_batch_table
-from flows.session import RunSession
-from providers import secrets
-from tasks.plan.expand import Job
-from tasks.plan.options import MAX_WORKERS
-from tasks.engine.jobs import JobRunner, RunControl
-from tasks.load.redact import redact_obj
-from tasks.engine.case_runner import RunOptions, TargetRuntime
-from tasks.engine.runtime import build_runtimes, close_runtimes
-from flows.shared_limits import prefect_pools
+from agentv.flows.artifacts.batches import publish_batch_table
+from agentv.flows.dask_limits import DaskLimits
+from agentv.flows.scrubbed import PERSIST, scrub_errors
+from agentv.flows.session import RunSession
+from agentv.flows.shared_limits import prefect_pools
+from agentv.providers import secrets
+from agentv.tasks.engine.case_runner import RunOptions, TargetRuntime
+from agentv.tasks.engine.jobs import JobRunner, RunControl
+from agentv.tasks.engine.runtime import build_runtimes, close_runtimes
+from agentv.tasks.load.redact import redact_obj
+from agentv.tasks.plan.expand import Job
+from agentv.tasks.plan.options import MAX_WORKERS
 
 STOP_POLL_S = 0.25
 
@@ -57,7 +57,7 @@ class PlanPart:
         self.options, self.positions, self.plans = options, positions, plans
 
     def load(self) -> tuple[list[Job], dict[str, TargetRuntime]]:
-        from flows.worker_plans import worker_plan
+        from agentv.flows.worker_plans import worker_plan
         options = json.dumps(self.options, sort_keys=True, default=str)
         plan, found = worker_plan(self.plans, options)
         secrets.active().merge(found)  # the batch's records and errors scrub with them
@@ -173,7 +173,7 @@ def _close_cluster_state(client: Any, limits: DaskLimits, event: Any) -> None:
 async def plan_parts(session: RunSession) -> Callable[[Sequence[Job]], RemoteJobs]:
     """An eval run's batches by position in the plan (jobs keyed by their case key); the
     workers hold the run's plans until the session closes."""
-    from flows.worker_plans import register_plans, unregister_plans
+    from agentv.flows.worker_plans import register_plans, unregister_plans
     client = _task_runner_client()
     plans = await asyncio.to_thread(register_plans, client)
     session.on_close(lambda: asyncio.to_thread(unregister_plans, client, plans))

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import sys
 
-from flows.launch import run_eval as run_eval
+from agentv.flows.launch import run_eval as run_eval
 
 
 def main(argv: list[str] | None = None) -> None:
-    from flows.cli.main import main as cli_main
+    from agentv.flows.cli.main import main as cli_main
     cli_main(["eval", *(sys.argv[1:] if argv is None else argv)])
 
 

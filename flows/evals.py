@@ -1,6 +1,6 @@
 """The typed eval API (seed 002) in one import::
 
-    from flows.evals import (Dataset, EvalLoop, all_of, collect_results, exact_match,
+    from agentv.flows.evals import (Dataset, EvalLoop, all_of, collect_results, exact_match,
                              llm_judge, request_mailbox, result_mailbox, submit_dataset)
 
 Data (``Sample``, ``Dataset``, ``Score``, ``EvalResult``, ``EvalReport``), evaluators and
@@ -11,22 +11,52 @@ through the Prefect flow (``run_dataset``), and the distributed mode: ``Mailbox`
 ``collect_results``.
 Prefect is not imported here.
 """
-from evaluators import (EvalReport, EvalResult, PromptExecuted, Score, SessionView, SliceView,
-                        ToolInvoked, adapt, all_of, all_tools_succeeded, any_of, contains,
-                        exact_match, is_json, is_session_aware, json_subset, regex,
-                        slice_contains, token_usage_under, tool_call_count, tool_called,
-                        tool_not_called, trace_contains, within_tolerance)
-from providers.base import Usage
-from tasks.api.callable_target import TracedOutput
-from flows.dataset import evaluate, run_dataset  # runs the flow: the facade's one upward import
-from tasks.api.dataset import Dataset, Sample
-from tasks.api.eval_client import (MailboxClient, collect_results, open_mailbox, request_mailbox,
-                                   result_mailbox, submit_dataset)
-from tasks.api.evalloop import EvalLoop, EvalProgram
-from tasks.api.mailbox import InMemoryMailbox, Mailbox, Message
-from tasks.api.mailbox_codec import EvalRequest, EvalRequestCodec, EvalResultCodec, JsonCodec
-from tasks.api.mailbox_redis import RedisMailbox
-from tasks.api.typed_targets import categorical_judge, llm_judge
+from agentv.evaluators import (
+                        EvalReport,
+                        EvalResult,
+                        PromptExecuted,
+                        Score,
+                        SessionView,
+                        SliceView,
+                        ToolInvoked,
+                        adapt,
+                        all_of,
+                        all_tools_succeeded,
+                        any_of,
+                        contains,
+                        exact_match,
+                        is_json,
+                        is_session_aware,
+                        json_subset,
+                        regex,
+                        slice_contains,
+                        token_usage_under,
+                        tool_call_count,
+                        tool_called,
+                        tool_not_called,
+                        trace_contains,
+                        within_tolerance,
+)
+from agentv.flows.dataset import (  # runs the flow: the facade's one upward import
+                        evaluate,
+                        run_dataset,
+)
+from agentv.providers.base import Usage
+from agentv.tasks.api.callable_target import TracedOutput
+from agentv.tasks.api.dataset import Dataset, Sample
+from agentv.tasks.api.eval_client import (
+                        MailboxClient,
+                        collect_results,
+                        open_mailbox,
+                        request_mailbox,
+                        result_mailbox,
+                        submit_dataset,
+)
+from agentv.tasks.api.evalloop import EvalLoop, EvalProgram
+from agentv.tasks.api.mailbox import InMemoryMailbox, Mailbox, Message
+from agentv.tasks.api.mailbox_codec import EvalRequest, EvalRequestCodec, EvalResultCodec, JsonCodec
+from agentv.tasks.api.mailbox_redis import RedisMailbox
+from agentv.tasks.api.typed_targets import categorical_judge, llm_judge
 
 __all__ = [
     "Dataset", "EvalLoop", "EvalProgram", "EvalReport", "EvalRequest", "EvalRequestCodec",

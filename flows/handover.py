@@ -13,15 +13,15 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Sequence
 
-from flows.recording import Recording
-from tasks.plan.expand import Job
-from tasks.engine.head_start import HeadStart
-from tasks.engine.jobs import Record, RunControl
-from tasks.plan.plan import Plan
-from tasks.plan.resume import Finished
-from tasks.engine.case_runner import TargetRuntime
-from tasks.results.ledger import RunLedger
-from tasks.results.write import ResultWriter
+from agentv.flows.recording import Recording
+from agentv.tasks.engine.case_runner import TargetRuntime
+from agentv.tasks.engine.head_start import HeadStart
+from agentv.tasks.engine.jobs import Record, RunControl
+from agentv.tasks.plan.expand import Job
+from agentv.tasks.plan.plan import Plan
+from agentv.tasks.plan.resume import Finished
+from agentv.tasks.results.ledger import RunLedger
+from agentv.tasks.results.write import ResultWriter
 
 
 @dataclass
@@ -53,7 +53,7 @@ class Launch:
 
 # A one-slot box, emptied when the call ends: Prefect's background threads and tasks copy
 # the context they start in, and must not keep a run alive through it.
-_LAUNCH: ContextVar[list[Launch]] = ContextVar("agentv_launch", default=[])
+_LAUNCH: ContextVar[list[Launch]] = ContextVar("agentv_launch", default=[])  # noqa: B039
 
 
 @contextmanager

@@ -16,11 +16,11 @@ from contextlib import contextmanager
 from dataclasses import asdict
 from typing import Any, Callable, Sequence
 
-from providers import secrets
-from providers.printable import printable
-from tasks.plan.plan import EvalOptions, build_plan
-from tasks.engine.runtime import build_runtimes
-from flows.shared_limits import prefect_pools
+from agentv.flows.shared_limits import prefect_pools
+from agentv.providers import secrets
+from agentv.providers.printable import printable
+from agentv.tasks.engine.runtime import build_runtimes
+from agentv.tasks.plan.plan import EvalOptions, build_plan
 
 
 def run_eval(opts: EvalOptions, *, on_record: Callable[[dict], None] | None = None,
@@ -35,8 +35,8 @@ def run_eval(opts: EvalOptions, *, on_record: Callable[[dict], None] | None = No
     when the run starts: a configuration error never costs an earlier run's results.
     The secrets its loading finds go to the caller's registry (``providers.secrets``: the
     ``agentv`` command's), else to one of this call."""
-    from flows.preload import preload_if_api_ready, quiet_prefect_console
-    from tasks.plan.resume import match_agentv4
+    from agentv.flows.preload import preload_if_api_ready, quiet_prefect_console
+    from agentv.tasks.plan.resume import match_agentv4
     started = started or time.perf_counter()
     quiet_prefect_console(opts.verbose)
     with secrets.scope(), sigterm_held(opts.task_runner != "dask"):  # preload inherits it
@@ -61,11 +61,11 @@ def run_eval(opts: EvalOptions, *, on_record: Callable[[dict], None] | None = No
 def open_results(opts: EvalOptions):
     """The locked writer of this run's results file (the file it continues, ``--out``, or a
     new timestamped file)."""
-    from tasks.results.frames import parquet_path_for
-    from tasks.results.sink import RunSink
-    from tasks.plan.outputs import default_results_path
-    from tasks.results.write import ResultWriter
-    from tasks.results.run_folder import RunFolder
+    from agentv.tasks.plan.outputs import default_results_path
+    from agentv.tasks.results.frames import parquet_path_for
+    from agentv.tasks.results.run_folder import RunFolder
+    from agentv.tasks.results.sink import RunSink
+    from agentv.tasks.results.write import ResultWriter
     if opts.continued:
         folder = RunFolder(opts.output, continues=True) if opts.output else None
         return ResultWriter(opts.continued, opts.output_format, append=True,
@@ -85,8 +85,8 @@ def run_plan(plan, runtimes, *, on_record: Callable[[dict], None] | None = None,
     What is already built travels to the flow in-process (``flows.handover.launching``),
     for the duration of this call only. The first cases start at once (a head start) while
     the Prefect API is ensured, Prefect imported and the flow run created."""
-    from flows.handover import Launch, launching
-    from flows.preload import quiet_prefect_console
+    from agentv.flows.handover import Launch, launching
+    from agentv.flows.preload import quiet_prefect_console
     quiet_prefect_console(plan.options.verbose)
     if writer is None and finished is None and not plan.options.continued:
         writer = open_results(plan.options)  # its sink builds Parquet and stats as it writes
@@ -96,7 +96,7 @@ def run_plan(plan, runtimes, *, on_record: Callable[[dict], None] | None = None,
     launch = Launch(plan=plan, runtimes=runtimes, writer=writer, finished=finished,
                     on_record=on_record, started=started, remote=remote)
     try:
-        from flows.server import ensure_api
+        from agentv.flows.server import ensure_api
         ensure_api(log)  # before any case: a dead PREFECT_API_URL is a configuration error
         with secrets.scope(), sigterm_held(plan.options.task_runner != "dask"), \
                 interrupt_handler(launch, log), launching(launch):
@@ -130,18 +130,18 @@ async def _launch_flow(launch) -> Any:
         flow, tags = await asyncio.to_thread(_prefect_flow, launch.plan)
         launch.recording.prefect_imported()
         final = None
-        from flows.preload import drop_gate_echo
+        from agentv.flows.preload import drop_gate_echo
         drop_gate_echo(launch.plan.options.verbose)
         try:
             with tags:
                 final = await flow(options=_flow_options(launch.plan), return_state=True)
         except Exception as err:
-            from flows.recording import api_lost
+            from agentv.flows.recording import api_lost
             if not api_lost(err) or (launch.opened and launch.outcome is None):
                 raise
             launch.recording.stop(err)
         if launch.recording.lost and not launch.opened:  # no flow run took the run
-            from flows.pipeline import eval_flow
+            from agentv.flows.pipeline import eval_flow
             await eval_flow.fn(options=_flow_options(launch.plan))
         return final
     finally:
@@ -152,8 +152,8 @@ async def _launch_flow(launch) -> Any:
 
 
 def _head_start(launch):
-    from tasks.engine.head_start import HeadStart, head_start_allowed
-    from tasks.results.ledger import RunLedger
+    from agentv.tasks.engine.head_start import HeadStart, head_start_allowed
+    from agentv.tasks.results.ledger import RunLedger
     if launch.writer is None or launch.remote is not None or not head_start_allowed(launch.plan):
         return None
     launch.ledger = RunLedger(launch.writer, launch.control, launch.on_record, launch.finished,
@@ -168,10 +168,10 @@ def _prefect_flow(plan):
     reads its settings, the API URL included, at import)."""
     from prefect import tags
 
-    from flows.naming import plan_labels, run_name, run_tags
-    from flows.pipeline import eval_flow
-    from tasks.load.redact import redact_log_handlers
-    from tasks.plan.scale import make_task_runner
+    from agentv.flows.naming import plan_labels, run_name, run_tags
+    from agentv.flows.pipeline import eval_flow
+    from agentv.tasks.load.redact import redact_log_handlers
+    from agentv.tasks.plan.scale import make_task_runner
     redact_log_handlers()  # Prefect's handlers (console, API) scrub too
     runner = make_task_runner(plan.options.task_runner, plan.options.dask_address)
     suites, targets, datasets = plan_labels(plan)
@@ -181,7 +181,7 @@ def _prefect_flow(plan):
 
 
 def _flow_options(plan) -> dict[str, Any]:
-    from tasks.load.redact import redact_obj
+    from agentv.tasks.load.redact import redact_obj
     return redact_obj(_jsonable(asdict(plan.options)))
 
 
@@ -190,8 +190,9 @@ def earlier_records(opts: EvalOptions, log, fresh: bool = False):
     file's records (``--resume``; ``--rerun-failed`` takes its errors and failures out to
     run again), or the ``--retry-errors`` file's records but its errors."""
     from pathlib import Path
-    from tasks.plan.outputs import implied_format
-    from tasks.plan.resume import carried_over, failed, load_finished, not_run
+
+    from agentv.tasks.plan.outputs import implied_format
+    from agentv.tasks.plan.resume import carried_over, failed, load_finished, not_run
     if opts.retry_errors:
         source = Path(opts.retry_errors)
         finished = carried_over(source, implied_format(str(source)) or "jsonl")

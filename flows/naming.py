@@ -62,7 +62,7 @@ def run_tags(suites: Iterable[str], targets: Iterable[str], datasets: Iterable[s
 def plan_labels(plan) -> tuple[list[str], list[str], list[str]]:
     """(suite names, target names, datasets) of a validated plan's jobs."""
     suites = [suite_name(s.path) for s in plan.suites]
-    from tasks.load.selection import target_name  # a key "name @ targets file": its name
+    from agentv.tasks.load.selection import target_name  # a key "name @ targets file": its name
     targets = sorted({target_name(job.target) for job in plan.jobs}) or sorted(plan.targets)
     datasets = [s.dataset for s in plan.suites]
     return suites, targets, datasets

@@ -19,21 +19,21 @@ from typing import Any, Callable, Sequence
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
-from flows.scrubbed import PERSIST, scrub_errors
-from flows.artifacts.publish import case_pages, publish_results
-from flows.artifacts.batches import publish_batch_table
-from flows.artifacts.case_details import flow_run_ui_url
-from flows.artifacts.case_pages import CasePages
-from flows.case_tasks import CaseTasks
-from flows.jsonflow import json_flow
-from flows.artifacts.outcome import run_info
-from flows.handover import Launch, current_launch
-from flows.recording import run_logger
-from flows.session import RunSession, as_is
-from tasks.plan.batching import Batch, batch_size, run_batches
-from tasks.load.case_store import release_cases
-from tasks.engine.runtime import throttling
-from tasks.plan.expand import Job
+from agentv.flows.artifacts.batches import publish_batch_table
+from agentv.flows.artifacts.case_details import flow_run_ui_url
+from agentv.flows.artifacts.case_pages import CasePages
+from agentv.flows.artifacts.outcome import run_info
+from agentv.flows.artifacts.publish import case_pages, publish_results
+from agentv.flows.case_tasks import CaseTasks
+from agentv.flows.handover import Launch, current_launch
+from agentv.flows.jsonflow import json_flow
+from agentv.flows.recording import run_logger
+from agentv.flows.scrubbed import PERSIST, scrub_errors
+from agentv.flows.session import RunSession, as_is
+from agentv.tasks.engine.runtime import throttling
+from agentv.tasks.load.case_store import release_cases
+from agentv.tasks.plan.batching import Batch, batch_size, run_batches
+from agentv.tasks.plan.expand import Job
 
 __all__ = ["eval_flow"]
 
@@ -96,7 +96,7 @@ async def run_cases(session: RunSession, remote: Callable[[Sequence[Job]], Any] 
                                                                   session.runtimes)
     opts = session.plan.options
     if opts.task_runner == "dask":
-        from flows.distributed import plan_parts, run_on_dask
+        from agentv.flows.distributed import plan_parts, run_on_dask
         await run_on_dask(session, labelled, remote or await plan_parts(session))
     elif opts.prefect_tasks == "case":
         await _run_case_tasks(session, labelled)
@@ -118,7 +118,8 @@ async def eval_flow(options: dict[str, Any]) -> dict[str, Any]:
 
 async def _eval(session: RunSession, launch: Launch, started: float) -> Any:
     from prefect.runtime import flow_run
-    from tasks.results.run_meta import run_metadata
+
+    from agentv.tasks.results.run_meta import run_metadata
     if session.writer.sink is not None:  # the report links each run to its flow run
         session.writer.sink.describe(run_metadata(str(flow_run.id) if flow_run.id else None,
                                                   flow_run_ui_url()))

@@ -13,7 +13,8 @@ import os
 import sys
 import threading
 
-HEAVY = ("flows.pipeline", "aiohttp")  # pyarrow: at the first Parquet row group; pandas: never
+# pyarrow: at the first Parquet row group; pandas: never
+HEAVY = ("agentv.flows.pipeline", "aiohttp")
 THREAD = "agentv-preload"
 
 
@@ -73,7 +74,7 @@ def preload_if_api_ready() -> bool:
     if all(name in sys.modules for name in HEAVY) or \
             any(t.name == THREAD and t.is_alive() for t in threading.enumerate()):
         return True
-    from flows.server import running_api
+    from agentv.flows.server import running_api
     if not running_api():
         return False
     preload(*HEAVY)

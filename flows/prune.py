@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
-from providers.errors import ConfigError
+from agentv.providers.errors import ConfigError
 
 RETENTION_ENV = "AGENTV_SERVER_RETENTION_DAYS"
 DEFAULT_RETENTION_DAYS = 30
@@ -69,8 +69,12 @@ async def prune_flow_runs(older_than: timedelta) -> Pruned:
     """Delete the flow runs that started more than ``older_than`` ago, and their artifacts
     (the Prefect API of this process: ``PREFECT_API_URL``)."""
     from prefect.client.orchestration import get_client
-    from prefect.client.schemas.filters import (ArtifactFilter, ArtifactFilterFlowRunId,
-                                                FlowRunFilter, FlowRunFilterStartTime)
+    from prefect.client.schemas.filters import (
+        ArtifactFilter,
+        ArtifactFilterFlowRunId,
+        FlowRunFilter,
+        FlowRunFilterStartTime,
+    )
     from prefect.client.schemas.sorting import FlowRunSort
     cutoff = datetime.now(timezone.utc) - older_than
     old = FlowRunFilter(start_time=FlowRunFilterStartTime.model_validate({"before_": cutoff}))

@@ -14,8 +14,8 @@ import os
 import socket
 import time
 import urllib.error
-import urllib.request
 import urllib.parse
+import urllib.request
 from typing import Any, Awaitable, Callable, TypeVar
 
 PREFECT_LOST_EXIT = 3

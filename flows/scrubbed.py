@@ -9,9 +9,9 @@ from __future__ import annotations
 import functools
 from typing import Any, Awaitable, Callable, TypeVar
 
-from providers import secrets
-from providers.errors import ConfigError
-from tasks.load.redact import redact
+from agentv.providers import secrets
+from agentv.providers.errors import ConfigError
+from agentv.tasks.load.redact import redact
 
 PERSIST = False
 F = TypeVar("F", bound=Callable[..., Awaitable[Any]])

@@ -112,7 +112,7 @@ def start_server(wait: bool = True) -> str:
     (home / "prefect").mkdir(parents=True, exist_ok=True)
     port = _free_port()
     url = f"http://127.0.0.1:{port}/api"
-    from flows.prune import retention_env
+    from agentv.flows.prune import retention_env
     env = {**os.environ, **QUIET_ENV, **ui_env(port), **retention_env(),
            "PREFECT_HOME": str(home / "prefect")}
     env.pop("PREFECT_API_URL", None)
@@ -238,7 +238,7 @@ def _answering(url: str) -> str:
     except urllib.error.HTTPError:
         return url
     except (OSError, ValueError) as err:
-        from providers.errors import ConfigError
+        from agentv.providers.errors import ConfigError
         raise ConfigError(f"no Prefect API answers at {bare} ({getattr(err, 'reason', err)}); "
                           "point it at a running Prefect server, or unset it to use agentv's "
                           "local server", field="PREFECT_API_URL") from None

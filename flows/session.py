@@ -17,23 +17,22 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 from prefect.utilities.annotations import quote
 
-from flows.handover import Launch
-from flows.recording import run_logger
-from flows.scrubbed import PERSIST, scrub_errors
-from providers import secrets
-from tasks.load.redact import redact_log_handlers
-from tasks.plan.expand import Job
-from tasks.plan.job_table import not_done
-from tasks.engine.head_start import local_job_runner
-from tasks.engine.jobs import JobRunner, Record
-from tasks.results.ledger import RunLedger
-from tasks.plan.plan import EvalOptions, Plan, build_plan
-from tasks.engine.case_runner import CaseRunner, TargetRuntime
-from tasks.engine.runtime import build_runtimes, close_runtimes
-from flows.shared_limits import prefect_pools
-from tasks.plan.outputs import default_results_path
-from tasks.results.write import ResultWriter
-
+from agentv.flows.handover import Launch
+from agentv.flows.recording import run_logger
+from agentv.flows.scrubbed import PERSIST, scrub_errors
+from agentv.flows.shared_limits import prefect_pools
+from agentv.providers import secrets
+from agentv.tasks.engine.case_runner import CaseRunner, TargetRuntime
+from agentv.tasks.engine.head_start import local_job_runner
+from agentv.tasks.engine.jobs import JobRunner, Record
+from agentv.tasks.engine.runtime import build_runtimes, close_runtimes
+from agentv.tasks.load.redact import redact_log_handlers
+from agentv.tasks.plan.expand import Job
+from agentv.tasks.plan.job_table import not_done
+from agentv.tasks.plan.outputs import default_results_path
+from agentv.tasks.plan.plan import EvalOptions, Plan, build_plan
+from agentv.tasks.results.ledger import RunLedger
+from agentv.tasks.results.write import ResultWriter
 
 T = TypeVar("T")
 

@@ -24,7 +24,7 @@ import time
 from contextlib import asynccontextmanager
 from typing import Any, AsyncIterator, Callable
 
-from providers.limits import LocalSlots, SharedLimit, SlotPool
+from agentv.providers.limits import LocalSlots, SharedLimit, SlotPool
 
 LEASE_S = 300.0  # the server's minimum is 60 s
 POLL_CAP_S = 1.0

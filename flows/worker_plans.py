@@ -16,9 +16,9 @@ from typing import Any
 from distributed import get_worker
 from distributed.diagnostics.plugin import WorkerPlugin
 
-from providers import secrets
-from providers.secrets import SecretRegistry
-from tasks.plan.plan import EvalOptions, Plan, build_plan
+from agentv.providers import secrets
+from agentv.providers.secrets import SecretRegistry
+from agentv.tasks.plan.plan import EvalOptions, Plan, build_plan
 
 
 class RunPlans(WorkerPlugin):

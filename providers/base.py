@@ -9,16 +9,15 @@ This module must not import Prefect or litellm.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
 
 # the error types live in providers.errors; re-exported here for existing imports
-from providers.errors import ConfigError as ConfigError
-from providers.errors import ProviderError as ProviderError
-from providers.errors import ProviderTimeout as ProviderTimeout
-from providers.facts import ProviderFacts
-from providers.trace import TraceEvent
+from agentv.providers.errors import ConfigError as ConfigError
+from agentv.providers.errors import ProviderError as ProviderError
+from agentv.providers.errors import ProviderTimeout as ProviderTimeout
+from agentv.providers.facts import ProviderFacts
+from agentv.providers.trace import TraceEvent
 
 
 @dataclass
@@ -153,7 +152,7 @@ class BaseProvider(ABC):
         """The target's validated settings model (``Target.config``), validated here from
         ``target.settings`` when the target was built by hand (ConfigError when invalid)."""
         if self.target.config is None:
-            from providers.base_settings import parse_settings
+            from agentv.providers.base_settings import parse_settings
             self.target.config = parse_settings(self.facts.settings_model(),
                                                 self.target.settings, where=self.target.where,
                                                 from_env=True)
@@ -212,7 +211,7 @@ class Target:
     def secret_values(self) -> list[str]:
         """Every value of this target that must never be written: the secret-marked fields
         of its settings model and the secret-looking values found while resolving it."""
-        from providers.base_settings import secret_values
+        from agentv.providers.base_settings import secret_values
         return sorted(set(self.secrets) | set(secret_values(self.config)))
 
     def setting(self, *names: str, default: Any = None) -> Any:

@@ -10,13 +10,30 @@ from __future__ import annotations
 
 import math
 import types
-from typing import AbstractSet, Annotated, Any, Callable, ClassVar, Mapping, Union, get_args, \
-    get_origin
+from typing import (
+    AbstractSet,
+    Annotated,
+    Any,
+    Callable,
+    ClassVar,
+    Mapping,
+    Union,
+    get_args,
+    get_origin,
+)
 
-from pydantic import (AliasChoices, BaseModel, BeforeValidator, ConfigDict, Field,
-                      ValidationError, ValidationInfo, field_validator)
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
-from providers.errors import ConfigError, ConfigErrors, did_you_mean
+from agentv.providers.errors import ConfigError, ConfigErrors, did_you_mean
 
 MAX_TIMEOUT_S = 7 * 24 * 3600.0  # a week: anything longer is a typo
 MAX_DELAY_MS = 3_600_000.0  # an hour between retries at most
@@ -163,7 +180,7 @@ def secret_values(config: BaseModel | None) -> list[str]:
     """The values of a validated settings model's secret-bearing fields (strings, the
     values of a secret mapping such as ``extra_headers``, a URL field's credentials; nested
     models too): ``providers.secret_fields`` reads them off the model."""
-    from providers.secret_fields import model_secrets
+    from agentv.providers.secret_fields import model_secrets
     marked, _loose = model_secrets(config)
     return marked
 

@@ -18,10 +18,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from providers.lazyload import load_symbol
+from agentv.providers.lazyload import load_symbol
 
 if TYPE_CHECKING:
-    from providers.base_settings import ProviderSettings
+    from agentv.providers.base_settings import ProviderSettings
 
 Family = Literal["llm", "agent", "command", "mock"]
 LABELS: dict[str, str] = {"llm": "LLM", "agent": "agent", "command": "agent (command)",
@@ -50,7 +50,7 @@ class ProviderFacts:
         if isinstance(self.settings, str):
             return load_symbol(self.settings)
         if self.settings is None:
-            from providers.base_settings import ProviderSettings
+            from agentv.providers.base_settings import ProviderSettings
             return ProviderSettings
         return self.settings
 

@@ -22,8 +22,8 @@ from typing import Any, AsyncIterator, Callable, Protocol
 
 from pydantic import ConfigDict, Field
 
-from providers.base import ProviderError, Request, Response
-from providers.base_settings import Int, NumbersNotText
+from agentv.providers.base import ProviderError, Request, Response
+from agentv.providers.base_settings import Int, NumbersNotText
 
 
 @dataclass(frozen=True)

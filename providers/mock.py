@@ -19,11 +19,11 @@ import json
 import random
 import time
 
-from providers import heuristic_judge
-from providers.base import BaseProvider, ConfigError, ProviderError, Request, Response, Usage
-from providers.facts import ProviderFacts
-from providers.mock_settings import MockSettings
-from providers.trace import events_from_dicts
+from agentv.providers import heuristic_judge
+from agentv.providers.base import BaseProvider, ConfigError, ProviderError, Request, Response, Usage
+from agentv.providers.facts import ProviderFacts
+from agentv.providers.mock_settings import MockSettings
+from agentv.providers.trace import events_from_dicts
 
 
 class MockProvider(BaseProvider):

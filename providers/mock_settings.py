@@ -5,7 +5,7 @@ from typing import Any
 
 from pydantic import model_validator
 
-from providers.base_settings import MAX_DELAY_MS, Float, Int, ProviderSettings, setting_field
+from agentv.providers.base_settings import MAX_DELAY_MS, Float, Int, ProviderSettings, setting_field
 
 
 def delay(*aliases: str) -> Any:

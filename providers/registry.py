@@ -18,16 +18,16 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from providers.base import BaseProvider, ConfigError, Target
-from providers.facts import ProviderFacts
-from providers.lazyload import load_symbol
+from agentv.providers.base import BaseProvider, ConfigError, Target
+from agentv.providers.facts import ProviderFacts
+from agentv.providers.lazyload import load_symbol
 
 Spec = Any  # "module:Class", the class itself, or ("module:Class", "module:Settings")
 
-_LLM, _AGENTS = "providers.llm", "providers.agents"
+_LLM, _AGENTS = "agentv.providers.llm", "agentv.providers.agents"
 # kind -> "module:ProviderClass"; aliases name the same class.
 REGISTRY: dict[str, Spec] = {
-    "mock": "providers.mock:MockProvider",
+    "mock": "agentv.providers.mock:MockProvider",
     "azure": f"{_LLM}.openai:AzureHTTPProvider",
     "azure-openai": f"{_LLM}.openai:AzureHTTPProvider",
     "anthropic": f"{_LLM}.anthropic:AnthropicHTTPProvider",

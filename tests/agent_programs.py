@@ -20,7 +20,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from providers.base import Target
+from agentv.providers.base import Target
 from tests.conftest import real_tool
 
 KEY = "sk-agentv-test-SECRET-7f3a9c"
@@ -56,9 +56,9 @@ def priced_pi(url: str, home: Path) -> dict[str, Any]:
 
 
 def provider_class(program: str):
-    from providers.agents.claude import ClaudeProvider
-    from providers.agents.copilot import CopilotProvider
-    from providers.agents.pi import PiProvider
+    from agentv.providers.agents.claude import ClaudeProvider
+    from agentv.providers.agents.copilot import CopilotProvider
+    from agentv.providers.agents.pi import PiProvider
     return {"claude": ClaudeProvider, "copilot": CopilotProvider, "pi": PiProvider}[program]
 
 

@@ -25,7 +25,7 @@ def prefect_api(tmp_path_factory) -> str:
     home = tmp_path_factory.mktemp("agentv-home")
     os.environ["AGENTV_HOME"] = str(home)
     os.environ.pop("PREFECT_API_URL", None)
-    from flows import server
+    from agentv.flows import server
     url = server.start_server()
     os.environ["PREFECT_API_URL"] = url
     for key, value in server.QUIET_ENV.items():
@@ -38,7 +38,7 @@ def prefect_api(tmp_path_factory) -> str:
 
 
 def run_cli(*args: str, cwd: Path | str | None = None, env: dict | None = None,
-            timeout: float = 120, module: str = "flows.cli.main") -> subprocess.CompletedProcess:
+            timeout: float = 120, module: str = "agentv") -> subprocess.CompletedProcess:
     """Run ``python -m flows.cli.main ARGS`` (the agentv command) as a real subprocess."""
     full_env = {**os.environ, **(env or {})}
     full_env["PYTHONPATH"] = str(ROOT) + os.pathsep + full_env.get("PYTHONPATH", "")

@@ -28,7 +28,7 @@ def read_case(case_dir: Path) -> dict[str, str]:
 
 
 def run(argv: list[str]) -> dict:
-    from flows.cli.main import main
+    from agentv.flows.cli.main import main
     out, err = io.StringIO(), io.StringIO()
     started = time.perf_counter()
     had_prefect = "prefect" in sys.modules

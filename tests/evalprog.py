@@ -14,9 +14,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from evaluators import all_of, exact_match, tool_called
-from tasks.api.callable_target import TracedOutput
-from tasks.api.evalloop import EvalProgram
+from agentv.evaluators import all_of, exact_match, tool_called
+from agentv.tasks.api.callable_target import TracedOutput
+from agentv.tasks.api.evalloop import EvalProgram
 
 
 @dataclass(frozen=True)

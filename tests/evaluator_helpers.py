@@ -4,10 +4,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from evaluators.base import EvalContext, EvaluatorResult, run_evaluator
-from evaluators.registry import build_evaluator
-from providers.base import Request, Target
-from providers.mock import MockProvider
+from agentv.evaluators.base import EvalContext, EvaluatorResult, run_evaluator
+from agentv.evaluators.registry import build_evaluator
+from agentv.providers.base import Request, Target
+from agentv.providers.mock import MockProvider
 
 
 def mock_judge(reply: Any) -> MockProvider:

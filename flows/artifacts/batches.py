@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from flows.naming import slug
-from flows.artifacts.table import create_table
+from agentv.flows.artifacts.table import create_table
+from agentv.flows.naming import slug
 
 
 def batch_table(records: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -14,11 +14,11 @@ from typing import Any
 
 from prefect.artifacts import acreate_markdown_artifact
 
-from flows.recording import Recording
-from providers.printable import printable
-from tasks.results.case_markdown import case_markdown
-from tasks.results.failures import Failure
-from tasks.results.frames import iter_records
+from agentv.flows.recording import Recording
+from agentv.providers.printable import printable
+from agentv.tasks.results.case_markdown import case_markdown
+from agentv.tasks.results.failures import Failure
+from agentv.tasks.results.frames import iter_records
 
 DETAILED = 20
 Key = tuple[str, str, int]  # (eval_id, target, trial)

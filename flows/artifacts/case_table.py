@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from flows.naming import artifact_key, suite_name
-from tasks.results.case_rows import table_rows
+from agentv.flows.naming import artifact_key, suite_name
+from agentv.tasks.results.case_rows import table_rows
 
 
 def suite_of(case_key: Any) -> str:

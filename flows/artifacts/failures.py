@@ -10,9 +10,9 @@ from typing import Any
 
 from prefect.artifacts import acreate_markdown_artifact
 
-from flows.naming import artifact_key
-from tasks.results.case_markdown import inline
-from tasks.results.failures import Failure, Failures
+from agentv.flows.naming import artifact_key
+from agentv.tasks.results.case_markdown import inline
+from agentv.tasks.results.failures import Failure, Failures
 
 SHOWN = 200
 LOGGED = 50

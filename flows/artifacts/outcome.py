@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from flows.artifacts.publish import RunInfo
-from flows.naming import suite_name
-from providers.heuristic_judge import OFFLINE_LABEL
-from tasks.plan.plan import Plan
-from tasks.load.targets import repo_relative
+from agentv.flows.artifacts.publish import RunInfo
+from agentv.flows.naming import suite_name
+from agentv.providers.heuristic_judge import OFFLINE_LABEL
+from agentv.tasks.load.targets import repo_relative
+from agentv.tasks.plan.plan import Plan
 
 
 def offline_judges(plan: Plan) -> list[str]:

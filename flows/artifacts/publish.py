@@ -31,20 +31,20 @@ from prefect.artifacts import (
     acreate_table_artifact,
 )
 
-from flows.artifacts.case_details import publish_case_details
-from flows.artifacts.case_pages import CasePages
-from flows.artifacts.case_table import suite_of
-from flows.artifacts.failures import publish_failures
-from flows.naming import artifact_key
-from flows.recording import Recording
-from flows.artifacts.table import create_table
-from tasks.load.gates import Gates
-from tasks.results.gates import gate_failures
-from tasks.results.junit import write_junit
-from tasks.plan.plan import EvalOptions
-from tasks.results.measures import OVERALL
-from tasks.results.sink import RunSink
-from tasks.results.summary_md import summary_markdown
+from agentv.flows.artifacts.case_details import publish_case_details
+from agentv.flows.artifacts.case_pages import CasePages
+from agentv.flows.artifacts.case_table import suite_of
+from agentv.flows.artifacts.failures import publish_failures
+from agentv.flows.artifacts.table import create_table
+from agentv.flows.naming import artifact_key
+from agentv.flows.recording import Recording
+from agentv.tasks.load.gates import Gates
+from agentv.tasks.plan.plan import EvalOptions
+from agentv.tasks.results.gates import gate_failures
+from agentv.tasks.results.junit import write_junit
+from agentv.tasks.results.measures import OVERALL
+from agentv.tasks.results.sink import RunSink
+from agentv.tasks.results.summary_md import summary_markdown
 
 log = logging.getLogger("agentv.artifacts")
 

@@ -3,7 +3,6 @@ spelling (``run`` dropped unless it names a file) and options whose value is opt
 from __future__ import annotations
 
 import os
-
 from pathlib import Path
 
 OPTIONAL_VALUE_FLAGS = {"--dump-prompts": ".agentv/prompts", "--dump-traces": ".agentv/traces",

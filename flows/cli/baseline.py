@@ -6,8 +6,8 @@ from typing import List, Optional
 
 import typer
 
-from flows.cli.output import fail
-from providers.errors import ConfigError
+from agentv.flows.cli.output import fail
+from agentv.providers.errors import ConfigError
 
 baseline_app = typer.Typer(help="The nightly's baseline (default: its last successful run).",
                            no_args_is_help=True, rich_markup_mode=None)
@@ -26,8 +26,8 @@ def baseline_promote(
         None, metavar="PATH", help="The deployment's suites parameter, repeatable."),
 ) -> None:
     """Pin RESULTS as the baseline its nightly compares with until the next pin."""
-    from providers.printable import printable
-    from tasks.results.baselines import promote, run_key
+    from agentv.providers.printable import printable
+    from agentv.tasks.results.baselines import promote, run_key
     if bool(deployment) != bool(suite):
         fail(ConfigError("give --deployment and --suite together", None, "--deployment"))
     key = run_key(deployment, list(suite or [])) if deployment else None

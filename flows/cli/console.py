@@ -9,9 +9,9 @@ import sys
 import time
 from typing import Any
 
-from flows.recording import PREFECT_LOST_EXIT
-from providers.printable import printable
-from tasks.plan.plan import EvalOptions
+from agentv.flows.recording import PREFECT_LOST_EXIT
+from agentv.providers.printable import printable
+from agentv.tasks.plan.plan import EvalOptions
 
 WAITING = {"start": "loading eval files and targets",
            "plan": "starting the Prefect flow run (importing Prefect, connecting to its server)",
@@ -30,8 +30,15 @@ class ProgressBar:
         if not self.enabled:
             return
         from rich.console import Console
-        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn,
-                                   TextColumn, TimeElapsedColumn, TimeRemainingColumn)
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            SpinnerColumn,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
         self._progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
                                   MofNCompleteColumn(), TextColumn("eta"), TimeRemainingColumn(),
                                   TimeElapsedColumn(), console=console or Console(stderr=True),
@@ -61,7 +68,7 @@ class ProgressBar:
 
 
 def _verdict(record: dict[str, Any]) -> str:
-    from evaluators.base import verdict_for
+    from agentv.evaluators.base import verdict_for
     return verdict_for(float(record.get("score") or 0.0))
 
 
@@ -82,7 +89,7 @@ def format_problems(title: str, problems: list[dict[str, Any]]) -> list[str]:
 
 
 def print_outcome(result: dict[str, Any], wall_s: float, show_failures: int = 10) -> None:
-    from tasks.results.summary_text import format_failures, format_summary
+    from agentv.tasks.results.summary_text import format_failures, format_summary
     for line in format_problems("ERRORS", result.get("errors") or []):
         print(line)
     for line in format_problems("WARNINGS", result.get("warnings") or []):
@@ -140,7 +147,8 @@ def run_from_cli(opts: EvalOptions, show_failures: int = 10) -> int:
     (a quality gate failed), 2 (I/O failure), 3 (the Prefect API lost mid-run), 130/143
     (interrupted by Ctrl-C/SIGTERM)."""
     import logging
-    from flows.launch import run_eval
+
+    from agentv.flows.launch import run_eval
     started = time.perf_counter()
     # a log record Prefect cannot send is not the user's error: when the API is lost, one
     # ``error:`` line says so (Prefect's log sender would print "--- Error logging to API
@@ -159,7 +167,7 @@ def run_from_cli(opts: EvalOptions, show_failures: int = 10) -> int:
     try:
         result = run_eval(opts, on_record=on_record, on_plan=on_plan, started=started)
     except Exception as err:
-        from flows.recording import api_lost
+        from agentv.flows.recording import api_lost
         if not api_lost(err) or opts.verbose:
             raise
         return exit_now(prefect_lost_midrun(err, opts))
@@ -193,14 +201,15 @@ def prefect_lost_line(result: dict[str, Any]) -> str:
 
 def prefect_lost_midrun(err: Exception, opts: EvalOptions) -> int:
     """The last resort: Prefect failed where agentv could not go on without it."""
-    from flows.recording import lost_reason
+    from agentv.flows.recording import lost_reason
     out = opts.continued or opts.out
     print(f"error: Prefect recording stopped: {lost_reason(err)}; the cases recorded so far "
           f"are in {out}; continue with --resume {out}", file=sys.stderr)
     return PREFECT_LOST_EXIT
 
 
-ENTRY_MODULES = ("flows.cli.main", "flows.eval")
+ENTRY_MODULES = ("agentv", "agentv.__main__", "agentv.flows.cli.main", "agentv.flows.eval",
+                 "flows.eval")
 
 
 def _is_agentv_process() -> bool:

@@ -106,7 +106,7 @@ def init_command(
         done = write_starter(root, force)
     except OSError as err:
         typer.echo(f"error: {directory}: {err.strerror or err}", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     for path, written in done:
         typer.echo(f"{'wrote' if written else 'kept (exists; --force overwrites)'}: {path}")
     suite = root / "evals"

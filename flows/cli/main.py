@@ -11,11 +11,11 @@ from typing import List, Optional
 
 import typer
 
-from flows.cli.argv import agentv_argv
-from flows.cli.baseline import baseline_app
-from flows.cli.output import fail, setup_logging
-from flows.cli.server import server_app
-from providers.errors import ConfigError
+from agentv.flows.cli.argv import agentv_argv
+from agentv.flows.cli.baseline import baseline_app
+from agentv.flows.cli.output import fail, setup_logging
+from agentv.flows.cli.server import server_app
+from agentv.providers.errors import ConfigError
 
 # click's plain help (rich's option table cuts option names at 80 columns), up to 120 wide
 app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
@@ -136,8 +136,8 @@ def eval_command(
     3 the Prefect server lost mid-run (every case still recorded), 130 interrupted."""
     from dataclasses import fields
 
-    from flows.cli.console import run_from_cli
-    from tasks.plan.options import EvalOptions
+    from agentv.flows.cli.console import run_from_cli
+    from agentv.tasks.plan.options import EvalOptions
     setup_logging(verbose)
     flags, names = dict(locals()), {f.name for f in fields(EvalOptions)}
     try:
@@ -157,12 +157,12 @@ def validate_command(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Tracebacks on errors."),
 ) -> None:
     """Run the checks `agentv eval` runs before its first case, calling no target."""
-    from tasks.plan.validate import validate_paths
+    from agentv.tasks.plan.validate import validate_paths
     try:
         report = validate_paths(paths, strict=strict, allow_path=allow_path or [])
     except ConfigError as err:
         fail(err, verbose)
-    from providers.printable import printable
+    from agentv.providers.printable import printable
     for w in report.warnings:
         typer.echo(f"warning: {printable(w)}", err=True)
     for e in report.errors:
@@ -177,7 +177,7 @@ def schema_command(
     out_dir: str = typer.Argument(".agentv/schemas", help="Directory for the schema files."),
 ) -> None:
     """Write JSON Schemas for eval, targets and config files (editor autocompletion)."""
-    from tasks.plan.schema import write_schemas
+    from agentv.tasks.plan.schema import write_schemas
     try:
         for path in write_schemas(out_dir):
             typer.echo(str(path))
@@ -203,7 +203,8 @@ def compare_command(
     """Compare two runs case by case; exit 1 when B's mean is below A's. The summary and
     the exit code count every matched case, whatever --only-changed / --top list."""
     import json
-    from tasks.results.compare import compare_files, exit_code, format_table, shown
+
+    from agentv.tasks.results.compare import compare_files, exit_code, format_table, shown
     fmt = "json" if as_json else output_format
     if fmt not in ("table", "json"):
         fail(ConfigError(f"unknown format '{fmt}' (expected table or json)", None, "--format"))
@@ -228,7 +229,7 @@ def report_command(
 ) -> None:
     """Write a self-contained HTML report: one run, or a comparison of several (each
     results file is one run; trials within a run stay trials)."""
-    from tasks.report import write_report
+    from agentv.tasks.report import write_report
     try:
         path = write_report(results, out)
     except ConfigError as err:
@@ -236,8 +237,8 @@ def report_command(
     typer.echo(f"report: {path}")
 
 
-from flows.cli.init import init_command  # noqa: E402 - light modules (typer only)
-from flows.cli.worker import worker_command  # noqa: E402
+from agentv.flows.cli.init import init_command  # noqa: E402 - light modules (typer only)
+from agentv.flows.cli.worker import worker_command  # noqa: E402
 
 app.command("worker", short_help="Run typed-API samples from a mailbox until SIGTERM.")(
     worker_command)
@@ -246,10 +247,10 @@ app.command("init", short_help="Write a starter suite that runs as it is (mock t
 
 
 def main(argv: list[str] | None = None) -> None:
-    from flows.cli.allocator import set_allocators
-    from providers import secrets
+    from agentv.flows.cli.allocator import set_allocators
+    from agentv.providers import secrets
     set_allocators()  # before a suite is read: a run's memory stays flat as suites grow
-    from tasks.load.redact import scrub_console
+    from agentv.tasks.load.redact import scrub_console
     with secrets.scope() as registry:  # the command's secrets: what its loading registers
         scrub_console(registry)  # whatever reaches the terminal is scrubbed of them
         args = agentv_argv(sys.argv[1:] if argv is None else argv)

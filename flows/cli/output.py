@@ -10,8 +10,8 @@ from typing import NoReturn
 
 import typer
 
-from providers.errors import ConfigError, error_lines
-from providers.printable import printable
+from agentv.providers.errors import ConfigError, error_lines
+from agentv.providers.printable import printable
 
 
 def fail(err: ConfigError, verbose: bool = False) -> NoReturn:
@@ -24,7 +24,7 @@ def fail(err: ConfigError, verbose: bool = False) -> NoReturn:
 
 
 def setup_logging(verbose: bool) -> None:
-    from tasks.load.redact import RedactingFilter
+    from agentv.tasks.load.redact import RedactingFilter
     handler = logging.StreamHandler(sys.stderr)
     handler.addFilter(RedactingFilter())
     handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))

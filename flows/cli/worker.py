@@ -18,11 +18,11 @@ from typing import Any, Optional
 
 import typer
 
-from providers.errors import ConfigError
+from agentv.providers.errors import ConfigError
 
 
 def load_program(spec: str) -> Any:
-    from tasks.api.evalloop import EvalProgram
+    from agentv.tasks.api.evalloop import EvalProgram
 
     module_name, _, attr = spec.partition(":")
     if not module_name or not attr:
@@ -63,7 +63,7 @@ def worker_command(
     verbose: bool = typer.Option(False, "--verbose", "-v"),
 ) -> None:
     """Run samples from a requests mailbox until SIGTERM (typed API workers)."""
-    from flows.cli.output import fail, setup_logging
+    from agentv.flows.cli.output import fail, setup_logging
 
     setup_logging(verbose)
     try:
@@ -85,8 +85,8 @@ def worker_command(
 def build_loop(requests: str, results: str, program: str, target: str | None,
                targets: str | None, judge: str | None, out: str | None, workers: int,
                visibility_timeout: float, max_deliveries: int, retry_delay: float):
-    from tasks.api.eval_client import request_mailbox, result_mailbox
-    from tasks.api.evalloop import EvalLoop
+    from agentv.tasks.api.eval_client import request_mailbox, result_mailbox
+    from agentv.tasks.api.evalloop import EvalLoop
 
     for url in (requests, results):
         if url.startswith("memory://"):

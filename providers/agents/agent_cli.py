@@ -16,26 +16,31 @@ scoring), else finished here as a success.
 """
 from __future__ import annotations
 
-from abc import abstractmethod
-
 import logging
 import os
 import shlex
 import shutil
 import time
+from abc import abstractmethod
 from datetime import datetime
 from pathlib import Path
 from typing import ClassVar
 
-from providers.agents.events import AgentRun, MalformedStream
-from providers.agents.preread import linked_prompt
-from providers.agents.workspace import Workspace, run_in_workspace
-from providers.base import (BaseProvider, ConfigError, ProviderError, ProviderTimeout, Request,
-                            Response)
-from providers.filenames import bounded_name
-from providers.process.environment import child_env
-from providers.process.supervision import ProcessResult, ProcessTimeout, run_process
-from providers.secrets import scrub
+from agentv.providers.agents.events import AgentRun, MalformedStream
+from agentv.providers.agents.preread import linked_prompt
+from agentv.providers.agents.workspace import Workspace, run_in_workspace
+from agentv.providers.base import (
+    BaseProvider,
+    ConfigError,
+    ProviderError,
+    ProviderTimeout,
+    Request,
+    Response,
+)
+from agentv.providers.filenames import bounded_name
+from agentv.providers.process.environment import child_env
+from agentv.providers.process.supervision import ProcessResult, ProcessTimeout, run_process
+from agentv.providers.secrets import scrub
 
 log = logging.getLogger("agentv.agents")
 

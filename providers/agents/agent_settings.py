@@ -6,7 +6,7 @@ from typing import Any, ClassVar
 
 from pydantic import field_validator
 
-from providers.base_settings import Float, ProviderSettings, seconds, setting_field
+from agentv.providers.base_settings import Float, ProviderSettings, seconds, setting_field
 
 
 class AgentCliSettings(ProviderSettings):

@@ -13,8 +13,8 @@ import json
 import logging
 from typing import Any
 
-from providers.agents.output import from_object
-from providers.base import ProviderError, Request, Response
+from agentv.providers.agents.output import from_object
+from agentv.providers.base import ProviderError, Request, Response
 
 log = logging.getLogger("agentv.batch")
 

@@ -26,13 +26,13 @@ from typing import Any, ClassVar
 
 from pydantic import field_validator
 
-from providers.agents.agent_cli import AgentCliProvider
-from providers.agents.agent_settings import AgentCliSettings
-from providers.agents.events import AgentRun, ToolCalls, json_events, mapping, text_of
-from providers.agents.workspace import Workspace
-from providers.base import ConfigError
-from providers.base_settings import Float, Int, setting_field
-from providers.facts import ProviderFacts
+from agentv.providers.agents.agent_cli import AgentCliProvider
+from agentv.providers.agents.agent_settings import AgentCliSettings
+from agentv.providers.agents.events import AgentRun, ToolCalls, json_events, mapping, text_of
+from agentv.providers.agents.workspace import Workspace
+from agentv.providers.base import ConfigError
+from agentv.providers.base_settings import Float, Int, setting_field
+from agentv.providers.facts import ProviderFacts
 
 PRESETS = {"read-only": ["--permission-mode", "dontAsk"],
            "auto": ["--permission-mode", "acceptEdits"],

@@ -30,18 +30,30 @@ import tempfile
 import time
 from pathlib import Path
 
-from providers.agents.output import AgentOutput, parse_output
-from providers.base import (BaseProvider, ConfigError, ProviderError, ProviderTimeout, Request,
-                            Response, Target)
-from providers.agents.batch import batch_input, map_answers, parse_batch_output
-from providers.agents.cli_cwd import check_cwd, cwd_origin, resolve_cwd
-from providers.agents.workspace import run_in_workspace
-from providers.agents.cli_settings import (CliConfig, CliSettings, load_cli_config, probe,
-                                          resolve_env)
-from providers.facts import ProviderFacts
-from providers.process.supervision import TAIL, ProcessResult, ProcessTimeout, run_process
-from providers.secrets import tail
-from providers.process.template import CommandTemplate, FileFormat, environment
+from agentv.providers.agents.batch import batch_input, map_answers, parse_batch_output
+from agentv.providers.agents.cli_cwd import check_cwd, cwd_origin, resolve_cwd
+from agentv.providers.agents.cli_settings import (
+    CliConfig,
+    CliSettings,
+    load_cli_config,
+    probe,
+    resolve_env,
+)
+from agentv.providers.agents.output import AgentOutput, parse_output
+from agentv.providers.agents.workspace import run_in_workspace
+from agentv.providers.base import (
+    BaseProvider,
+    ConfigError,
+    ProviderError,
+    ProviderTimeout,
+    Request,
+    Response,
+    Target,
+)
+from agentv.providers.facts import ProviderFacts
+from agentv.providers.process.supervision import TAIL, ProcessResult, ProcessTimeout, run_process
+from agentv.providers.process.template import CommandTemplate, FileFormat, environment
+from agentv.providers.secrets import tail
 
 log = logging.getLogger("agentv.cli")
 

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from providers.base import ConfigError
+from agentv.providers.base import ConfigError
 
 
 def relative_dir(value: Any, where: str, name: str) -> str | None:

@@ -23,13 +23,13 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, field_validator, model_validator
 
-from providers.agents.cli_cwd import check_cwd, cwd_origin, relative_dir, resolve_cwd
-from providers.base import ConfigError, Target
-from providers.base_settings import Float, ProviderSettings, setting_field, NumbersNotText
-from providers.base_settings import seconds as base_seconds
-from providers.process.supervision import ProcessTimeout, run_process_sync
-from providers.secrets import tail
-from providers.process.template import CommandTemplate, FileFormat
+from agentv.providers.agents.cli_cwd import check_cwd, cwd_origin, relative_dir, resolve_cwd
+from agentv.providers.base import ConfigError, Target
+from agentv.providers.base_settings import Float, NumbersNotText, ProviderSettings, setting_field
+from agentv.providers.base_settings import seconds as base_seconds
+from agentv.providers.process.supervision import ProcessTimeout, run_process_sync
+from agentv.providers.process.template import CommandTemplate, FileFormat
+from agentv.providers.secrets import tail
 
 OUTPUT_FORMATS = ("auto", "json", "text")
 PROMPT_VIA = ("argv", "stdin")
@@ -144,7 +144,7 @@ def resolve_env(names: dict[str, str], where: str) -> dict[str, str]:
     """The OS environment (not the whole .env: ``providers.process.environment``) with
     ``env`` merged over it; a value that looks like a variable name is that variable's value
     (unset → configuration error)."""
-    from providers.process.environment import child_env
+    from agentv.providers.process.environment import child_env
     env = child_env()
     for key, value in names.items():
         if _ENV_NAME.match(value):

@@ -18,12 +18,12 @@ with codex's own message. Tool processes codex leaves running are killed with th
 """
 from __future__ import annotations
 
-from providers.agents.agent_cli import AgentCliProvider
-from providers.agents.codex_events import parse_stream
-from providers.agents.events import AgentRun
-from providers.agents.workspace import Workspace
-from providers.base import ConfigError
-from providers.facts import ProviderFacts
+from agentv.providers.agents.agent_cli import AgentCliProvider
+from agentv.providers.agents.codex_events import parse_stream
+from agentv.providers.agents.events import AgentRun
+from agentv.providers.agents.workspace import Workspace
+from agentv.providers.base import ConfigError
+from agentv.providers.facts import ProviderFacts
 
 APPROVAL_PRESETS = {  # preset -> flags Codex CLI 0.169 accepts (before ``exec``)
     "read-only": ["--sandbox", "read-only", "--ask-for-approval", "never"],
@@ -55,7 +55,7 @@ class CodexProvider(AgentCliProvider):
     """The Codex CLI (`codex exec --json`) as an agent target; its events become the trace."""
     kind = "codex"
     # its settings module imports this one (approval_flags): named, not imported
-    facts = ProviderFacts("agent", settings="providers.agents.codex_settings:CodexSettings",
+    facts = ProviderFacts("agent", settings="agentv.providers.agents.codex_settings:CodexSettings",
                           program="codex", secret_env=("OPENAI_API_KEY", "CODEX_API_KEY"))
     program = "codex"
     install_hint = "npm install -g @openai/codex@0.169.0"

@@ -20,9 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from providers.agents.events import AgentRun, MalformedStream, iso, json_events
-from providers.base import Usage
-from providers.trace import TraceEvent
+from agentv.providers.agents.events import AgentRun, MalformedStream, iso, json_events
+from agentv.providers.base import Usage
+from agentv.providers.trace import TraceEvent
 
 _TOOL_ITEMS = ("command_execution", "file_change", "web_search", "mcp_tool_call",
                "collab_tool_call")

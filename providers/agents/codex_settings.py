@@ -6,9 +6,9 @@ from typing import Any
 
 from pydantic import field_validator
 
-from providers.agents.agent_settings import AgentCliSettings
-from providers.base_settings import setting_field
-from providers.errors import ConfigError
+from agentv.providers.agents.agent_settings import AgentCliSettings
+from agentv.providers.base_settings import setting_field
+from agentv.providers.errors import ConfigError
 
 
 class CodexSettings(AgentCliSettings):
@@ -17,7 +17,7 @@ class CodexSettings(AgentCliSettings):
     @field_validator("approval_preset")
     @classmethod
     def _preset(cls, value: Any) -> Any:
-        from providers.agents.codex import approval_flags  # one rule: the provider's
+        from agentv.providers.agents.codex import approval_flags  # one rule: the provider's
         try:
             approval_flags(value, "")
         except ConfigError as err:

@@ -25,12 +25,12 @@ import json
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from providers.agents.agent_cli import AgentCliProvider
-from providers.agents.agent_settings import AgentCliSettings
-from providers.agents.events import AgentRun, ToolCalls, json_events, mapping
-from providers.agents.workspace import Workspace
-from providers.base_settings import setting_field
-from providers.facts import ProviderFacts
+from agentv.providers.agents.agent_cli import AgentCliProvider
+from agentv.providers.agents.agent_settings import AgentCliSettings
+from agentv.providers.agents.events import AgentRun, ToolCalls, json_events, mapping
+from agentv.providers.agents.workspace import Workspace
+from agentv.providers.base_settings import setting_field
+from agentv.providers.facts import ProviderFacts
 
 PRESETS = {"read-only": ["--deny-tool=shell", "--deny-tool=write"],
            "auto": ["--allow-all-tools"],

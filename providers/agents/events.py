@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Iterator
 
-from providers.base import Usage
-from providers.secrets import cut
-from providers.trace import TraceEvent
+from agentv.providers.base import Usage
+from agentv.providers.secrets import cut
+from agentv.providers.trace import TraceEvent
 
 
 class MalformedStream(ValueError):

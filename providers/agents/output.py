@@ -12,9 +12,14 @@ import json
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
-from providers.base import Usage
-from providers.trace import (TraceEvent, event_from_dict, events_from_dicts, summarize,
-                            token_usage)
+from agentv.providers.base import Usage
+from agentv.providers.trace import (
+    TraceEvent,
+    event_from_dict,
+    events_from_dicts,
+    summarize,
+    token_usage,
+)
 
 STRUCTURED_KEYS = ("text", "output_messages", "output", "trace")  # output: AgentV 4.x's
 

@@ -26,12 +26,12 @@ from __future__ import annotations
 import json
 from typing import Any, ClassVar, Literal
 
-from providers.agents.agent_cli import AgentCliProvider
-from providers.agents.agent_settings import AgentCliSettings
-from providers.agents.events import AgentRun, ToolCalls, json_events, mapping, text_of
-from providers.agents.workspace import Workspace
-from providers.base_settings import setting_field
-from providers.facts import ProviderFacts
+from agentv.providers.agents.agent_cli import AgentCliProvider
+from agentv.providers.agents.agent_settings import AgentCliSettings
+from agentv.providers.agents.events import AgentRun, ToolCalls, json_events, mapping, text_of
+from agentv.providers.agents.workspace import Workspace
+from agentv.providers.base_settings import setting_field
+from agentv.providers.facts import ProviderFacts
 
 PRESETS = {"read-only": ["--tools", "read,grep,find,ls"], "auto": [],
            "full-access": ["--tools", "read,bash,edit,write,grep,find,ls"]}

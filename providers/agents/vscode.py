@@ -32,16 +32,22 @@ import time
 from pathlib import Path
 from typing import Any
 
-from providers.base import (BaseProvider, ConfigError, ProviderError, ProviderTimeout, Request,
-                            Response)
-from providers.agents.cli_settings import seconds
-from providers.agents.agent_cli import find_executable
-from providers.agents.vscode_settings import VSCodeSettings
-from providers.facts import ProviderFacts
-from providers.process.environment import child_env
-from providers.agents.preread import linked_prompt, unique_files
-from providers.process.supervision import TAIL, ProcessResult, ProcessTimeout, run_process
-from providers.secrets import tail
+from agentv.providers.agents.agent_cli import find_executable
+from agentv.providers.agents.cli_settings import seconds
+from agentv.providers.agents.preread import linked_prompt, unique_files
+from agentv.providers.agents.vscode_settings import VSCodeSettings
+from agentv.providers.base import (
+    BaseProvider,
+    ConfigError,
+    ProviderError,
+    ProviderTimeout,
+    Request,
+    Response,
+)
+from agentv.providers.facts import ProviderFacts
+from agentv.providers.process.environment import child_env
+from agentv.providers.process.supervision import TAIL, ProcessResult, ProcessTimeout, run_process
+from agentv.providers.secrets import tail
 
 log = logging.getLogger("agentv.vscode")
 LOCK_NAME = "subagent.lock"  # subagent 0.4.6's DEFAULT_LOCK_NAME

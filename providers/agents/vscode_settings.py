@@ -1,7 +1,7 @@
 """``provider: vscode`` / ``vscode-insiders`` settings (see ``providers.agents.vscode``)."""
 from __future__ import annotations
 
-from providers.base_settings import Float, ProviderSettings, seconds, setting_field
+from agentv.providers.base_settings import Float, ProviderSettings, seconds, setting_field
 
 
 class VSCodeSettings(ProviderSettings):

@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Awaitable, Callable
 
-from providers.agents import file_changes
-from providers.agents.workspace_spec import RepoSpec, WorkspaceSpec
-from providers.base import ProviderError, Request, Response
-from providers.process.supervision import ProcessTimeout, run_process
+from agentv.providers.agents import file_changes
+from agentv.providers.agents.workspace_spec import RepoSpec, WorkspaceSpec
+from agentv.providers.base import ProviderError, Request, Response
+from agentv.providers.process.supervision import ProcessTimeout, run_process
 
 GIT_TIMEOUT_S = 300.0
 

@@ -15,8 +15,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from providers.base_settings import describe_error
-from providers.errors import ConfigError
+from agentv.providers.base_settings import describe_error
+from agentv.providers.errors import ConfigError
 
 DEFAULT_SETUP_TIMEOUT_MS = 60_000.0
 

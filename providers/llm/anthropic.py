@@ -28,10 +28,16 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from providers.llm.litellm_route import AnthropicProvider
-from providers.llm.prices import TokenCounts, max_output_tokens
-from providers.llm.wire import FINISH, REASONING_BUDGET, Parsed, WireProvider, merged_turns, \
-    stop_list
+from agentv.providers.llm.litellm_route import AnthropicProvider
+from agentv.providers.llm.prices import TokenCounts, max_output_tokens
+from agentv.providers.llm.wire import (
+    FINISH,
+    REASONING_BUDGET,
+    Parsed,
+    WireProvider,
+    merged_turns,
+    stop_list,
+)
 
 DEFAULT_BASE = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"

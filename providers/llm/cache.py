@@ -22,8 +22,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from providers.base import Request, Response, Usage
-from providers.secrets import scrub_obj
+from agentv.providers.base import Request, Response, Usage
+from agentv.providers.secrets import scrub_obj
 
 log = logging.getLogger("agentv.cache")
 FORMAT_VERSION = 1

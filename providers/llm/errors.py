@@ -15,8 +15,8 @@ import json
 import time
 from typing import Any, Iterable
 
-from providers.base import ProviderError, ProviderTimeout
-from providers.secrets import cut
+from agentv.providers.base import ProviderError, ProviderTimeout
+from agentv.providers.secrets import cut
 
 RETRYABLE_4XX = {408, 409, 429}
 MAX_MESSAGE = 500

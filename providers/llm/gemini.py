@@ -26,10 +26,16 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from providers.llm.litellm_route import GeminiProvider
-from providers.llm.prices import TokenCounts
-from providers.llm.wire import FINISH, REASONING_BUDGET, Parsed, WireProvider, merged_turns, \
-    stop_list
+from agentv.providers.llm.litellm_route import GeminiProvider
+from agentv.providers.llm.prices import TokenCounts
+from agentv.providers.llm.wire import (
+    FINISH,
+    REASONING_BUDGET,
+    Parsed,
+    WireProvider,
+    merged_turns,
+    stop_list,
+)
 
 DEFAULT_BASE = "https://generativelanguage.googleapis.com/v1beta"
 _CONFIG = {"temperature": "temperature", "max_tokens": "maxOutputTokens", "top_p": "topP",

@@ -27,13 +27,27 @@ import time
 from functools import lru_cache
 from typing import Any
 
-from providers.base import (BaseProvider, ConfigError, ProviderTimeout, Request, Response,
-                            Target, Usage)
-from providers.facts import ProviderFacts
-from providers.llm.errors import classify
-from providers.llm.settings import (AnthropicSettings, AzureSettings, GeminiSettings,
-                                    LiteLLMSettings, LLMConfig, LLMSettings, OpenAISettings,
-                                    resolve)
+from agentv.providers.base import (
+    BaseProvider,
+    ConfigError,
+    ProviderTimeout,
+    Request,
+    Response,
+    Target,
+    Usage,
+)
+from agentv.providers.facts import ProviderFacts
+from agentv.providers.llm.errors import classify
+from agentv.providers.llm.settings import (
+    AnthropicSettings,
+    AzureSettings,
+    GeminiSettings,
+    LiteLLMSettings,
+    LLMConfig,
+    LLMSettings,
+    OpenAISettings,
+    resolve,
+)
 
 _KEY_ENV = re.compile(r"(_API_KEY|_TOKEN)$")
 

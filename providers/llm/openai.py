@@ -27,9 +27,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from providers.llm.litellm_route import AzureProvider, OpenAIProvider
-from providers.llm.prices import TokenCounts
-from providers.llm.wire import Parsed, WireProvider
+from agentv.providers.llm.litellm_route import AzureProvider, OpenAIProvider
+from agentv.providers.llm.prices import TokenCounts
+from agentv.providers.llm.wire import Parsed, WireProvider
 
 DEFAULT_BASE = "https://api.openai.com/v1"
 _NOT_IN_BODY = {"api_base", "api_version", "extra_headers", "model"}

@@ -19,8 +19,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, TypeVar
 
-from providers.base import BaseProvider, ProviderError
-from providers.base_settings import ProviderSettings
+from agentv.providers.base import BaseProvider, ProviderError
+from agentv.providers.base_settings import ProviderSettings
 
 log = logging.getLogger("agentv.retry")
 T = TypeVar("T")
@@ -72,7 +72,7 @@ class RetryPolicy:
         if not isinstance(err, ProviderError) or not err.retryable:
             return False
         if self.timeouts_only:
-            from providers.base import ProviderTimeout
+            from agentv.providers.base import ProviderTimeout
             return isinstance(err, ProviderTimeout)
         return err.status is None or err.status in self.status_codes
 

@@ -19,8 +19,8 @@ from urllib.parse import urlparse
 
 from pydantic import ValidationInfo, field_validator
 
-from providers.base import ConfigError, Target
-from providers.base_settings import Float, Int, ProviderSettings, seconds, setting_field
+from agentv.providers.base import ConfigError, Target
+from agentv.providers.base_settings import Float, Int, ProviderSettings, seconds, setting_field
 
 DEFAULT_TIMEOUT_S = 120.0
 AZURE_DEFAULT_VERSION = "2024-12-01-preview"

@@ -26,12 +26,19 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from providers.base import (ConfigError, ProviderError, ProviderTimeout, Request, Response,
-                            Target, Usage)
-from providers.llm.litellm_route import LLMProvider
-from providers.llm.endpoint import Endpoint
-from providers.llm.errors import http_error, malformed, rate_limit_remaining
-from providers.llm.prices import TokenCounts, cost_usd, warm
+from agentv.providers.base import (
+    ConfigError,
+    ProviderError,
+    ProviderTimeout,
+    Request,
+    Response,
+    Target,
+    Usage,
+)
+from agentv.providers.llm.endpoint import Endpoint
+from agentv.providers.llm.errors import http_error, malformed, rate_limit_remaining
+from agentv.providers.llm.litellm_route import LLMProvider
+from agentv.providers.llm.prices import TokenCounts, cost_usd, warm
 
 # finish reasons in OpenAI's vocabulary, whatever the wire said (litellm maps them alike)
 FINISH = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length",
@@ -99,7 +106,7 @@ class WireProvider(LLMProvider):
         return self.config.model.removeprefix(prefix)
 
     def check(self) -> None:
-        self.config  # raises ConfigError listing what is missing
+        _ = self.config  # raises ConfigError listing what is missing
         if not self.model_name:
             raise ConfigError("must name a model", self.target.where, "model")
         warm()  # its replies are priced: the price map is read while the run starts

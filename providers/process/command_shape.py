@@ -13,10 +13,16 @@ from __future__ import annotations
 
 import os
 
-from providers.process.interpreter_args import interpreter_roles
-from providers.process.programs import (CONTAINER_EXEC, INTERPRETERS, REMOTE, SHELL, SHELLS,
-                                        WRAPPERS)
-from providers.process.shape_types import DATA, Role, Shape, explain, is_assignment, refuse
+from agentv.providers.process.interpreter_args import interpreter_roles
+from agentv.providers.process.programs import (
+    CONTAINER_EXEC,
+    INTERPRETERS,
+    REMOTE,
+    SHELL,
+    SHELLS,
+    WRAPPERS,
+)
+from agentv.providers.process.shape_types import DATA, Role, Shape, explain, is_assignment, refuse
 
 _XARGS_REPLACE = frozenset({"-I", "-i", "--replace", "-J"})
 __all__ = ["DATA", "Role", "Shape", "explain", "is_assignment", "roles"]

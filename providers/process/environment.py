@@ -13,7 +13,7 @@ import os
 import re
 from typing import Iterable, Mapping
 
-from providers import secrets
+from agentv.providers import secrets
 
 _INTERP = re.compile(r"^\$\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$")
 

@@ -2,8 +2,9 @@
 its options, its script file, and which are data (what follows the code or script)."""
 from __future__ import annotations
 
-from providers.process.programs import CODE_MODULES, SHELL, Interpreter
-from providers.process.shape_types import DATA, Role, Shape, refuse as _refuse
+from agentv.providers.process.programs import CODE_MODULES, SHELL, Interpreter
+from agentv.providers.process.shape_types import DATA, Role, Shape
+from agentv.providers.process.shape_types import refuse as _refuse
 
 
 def interpreter_roles(words: list[str], cmd: int, name: str, spec: Interpreter,

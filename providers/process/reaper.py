@@ -22,9 +22,9 @@ line on stderr when COMMAND cannot be started.
 """
 from __future__ import annotations
 
+import _signal as signal  # the C module: `signal` imports enum (slow start)
 import ctypes
 import os
-import _signal as signal  # the C module: `signal` imports enum (slow start)
 import sys
 import time
 

@@ -17,8 +17,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from providers.process.command_shape import Role, explain, is_assignment, roles
-from providers.process.programs import DATA_PROGRAMS, SHELL_DECLARERS, SHELL_EVALUATORS
+from agentv.providers.process.command_shape import Role, explain, is_assignment, roles
+from agentv.providers.process.programs import DATA_PROGRAMS, SHELL_DECLARERS, SHELL_EVALUATORS
 
 MARK = "\0"
 _SEPARATORS = set(";|&\n()")

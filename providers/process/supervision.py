@@ -24,9 +24,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from providers.base import ProviderError
-from providers.process.environment import child_env
-from providers.secrets import tail
+from agentv.providers.base import ProviderError
+from agentv.providers.process.environment import child_env
+from agentv.providers.secrets import tail
 
 GRACE_S = 2.0  # between SIGTERM and SIGKILL of a process tree
 TAIL = 4000  # characters of stdout/stderr kept in a failed case's record

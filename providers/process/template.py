@@ -25,11 +25,17 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
-from providers.errors import ConfigError
-from providers.process.command_shape import explain, roles
-from providers.process.programs import DATA_PROGRAMS
-from providers.process.shell_script import (UnsafePlaceholder, env_name, is_whole, reference,
-                                            render_script, requote)
+from agentv.providers.errors import ConfigError
+from agentv.providers.process.command_shape import explain, roles
+from agentv.providers.process.programs import DATA_PROGRAMS
+from agentv.providers.process.shell_script import (
+    UnsafePlaceholder,
+    env_name,
+    is_whole,
+    reference,
+    render_script,
+    requote,
+)
 
 PLACEHOLDERS = ("PROMPT", "GUIDELINES", "EVAL_ID", "ATTEMPT", "FILES", "ATTACHMENTS",
                 "OUTPUT_FILE")

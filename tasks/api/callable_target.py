@@ -16,10 +16,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from evaluators.session import session_from_context
-from providers.base import BaseProvider, ConfigError, Request, Response, Target, Usage
-from providers.trace import TraceEvent, events_from_dicts
-from tasks.api.dataset import as_text
+from agentv.evaluators.session import session_from_context
+from agentv.providers.base import BaseProvider, ConfigError, Request, Response, Target, Usage
+from agentv.providers.trace import TraceEvent, events_from_dicts
+from agentv.tasks.api.dataset import as_text
 
 
 @dataclass(frozen=True)
@@ -91,8 +91,8 @@ def typed_evaluators(evaluator: Any, expected_of: Callable[[str], Any],
                      provider: CallableProvider | None) -> list[Any]:
     """Typed functions (or agentv ``Evaluator``s) as the case's evaluators: each function
     sees the typed output, the sample's typed expected value and the session."""
-    from evaluators.base import Evaluator
-    from evaluators.python_eval import PythonEvaluator
+    from agentv.evaluators.base import Evaluator
+    from agentv.evaluators.python_eval import PythonEvaluator
 
     def output_of(ctx):
         if provider is None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, Iterator, TypeVar
 
-from evaluators.report import EvalReport, EvalResult  # re-exported
+from agentv.evaluators.report import EvalReport, EvalResult  # re-exported
 
 __all__ = ["Dataset", "EvalReport", "EvalResult", "Sample", "as_text", "coerce", "dataset_suite"]
 
@@ -151,8 +151,8 @@ def as_text(value: Any) -> str:
 
 
 def dataset_suite(dataset: Dataset, name: str, evaluators: list[Any]):
-    from tasks.load.files import EvalCase, EvalSuite
-    from tasks.load.messages import Message, Segment
+    from agentv.tasks.load.files import EvalCase, EvalSuite
+    from agentv.tasks.load.messages import Message, Segment
 
     path = str(Path.cwd() / f"{name}.dataset")
     cases = [EvalCase(id=s.id, file=path, line=i, dataset=name,

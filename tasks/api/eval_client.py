@@ -16,14 +16,19 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Callable
 
-from evaluators.report import EvalReport, EvalResult
-from tasks.api.dataset import Dataset
-from tasks.api.mailbox import DEFAULT_MAX_DELIVERIES, InMemoryMailbox, Mailbox, Message
-from tasks.api.mailbox_codec import (Codec, EvalRequest, EvalRequestCodec, EvalResultCodec,
-                                     Undecodable)
-from tasks.api.reconnect import Outage, reconnecting
-from tasks.api.results_file import ResultsFile
-from tasks.results.tally_samples import report_of
+from agentv.evaluators.report import EvalReport, EvalResult
+from agentv.tasks.api.dataset import Dataset
+from agentv.tasks.api.mailbox import DEFAULT_MAX_DELIVERIES, InMemoryMailbox, Mailbox, Message
+from agentv.tasks.api.mailbox_codec import (
+    Codec,
+    EvalRequest,
+    EvalRequestCodec,
+    EvalResultCodec,
+    Undecodable,
+)
+from agentv.tasks.api.reconnect import Outage, reconnecting
+from agentv.tasks.api.results_file import ResultsFile
+from agentv.tasks.results.tally_samples import report_of
 
 
 def _log(message: str) -> None:
@@ -47,7 +52,7 @@ class MailboxClient:
                 if mailbox is None:
                     mailbox = self._memory[name] = InMemoryMailbox(name, codec, max_deliveries)
             return mailbox
-        from tasks.api.mailbox_redis import RedisMailbox
+        from agentv.tasks.api.mailbox_redis import RedisMailbox
         return RedisMailbox.from_url(url, codec, max_deliveries)
 
     def __enter__(self) -> MailboxClient:

@@ -23,18 +23,18 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar
 
-from evaluators.report import EvalResult, result_from_record
-from evaluators.score import Score
-from providers import secrets
-from tasks.api.dataset import Dataset, Sample, dataset_suite
-from tasks.api.mailbox import Mailbox, Message
-from tasks.api.mailbox_codec import EvalRequest, Undecodable
-from tasks.api.reconnect import Outage, reconnecting
+from agentv.evaluators.report import EvalResult, result_from_record
+from agentv.evaluators.score import Score
+from agentv.providers import secrets
+from agentv.tasks.api.dataset import Dataset, Sample, dataset_suite
+from agentv.tasks.api.mailbox import Mailbox, Message
+from agentv.tasks.api.mailbox_codec import EvalRequest, Undecodable
+from agentv.tasks.api.reconnect import Outage, reconnecting
 
 if TYPE_CHECKING:  # imported when a loop starts
-    from tasks.api.callable_target import CallableProvider
-    from tasks.engine.jobs import JobRunner
-    from tasks.results.write import ResultWriter
+    from agentv.tasks.api.callable_target import CallableProvider
+    from agentv.tasks.engine.jobs import JobRunner
+    from agentv.tasks.results.write import ResultWriter
 
 InputT = TypeVar("InputT")
 ExpectedT = TypeVar("ExpectedT")
@@ -63,8 +63,8 @@ class EvalLoop(Generic[InputT, ExpectedT]):
                  out: str | None = None, workers: int = 1, visibility_timeout: float = 60.0,
                  wait_time_seconds: float = 2.0, retry_delay_seconds: float = 1.0,
                  name: str = "evalloop", log: Callable[[str], None] = _log):
-        from tasks.engine.jobs import RunControl
-        from tasks.api.typed_targets import run_targets
+        from agentv.tasks.api.typed_targets import run_targets
+        from agentv.tasks.engine.jobs import RunControl
 
         self.evaluator = evaluator
         self.workers, self.visibility_timeout = max(1, workers), visibility_timeout
@@ -151,11 +151,11 @@ class EvalLoop(Generic[InputT, ExpectedT]):
         return handled
 
     def _setup(self) -> None:
-        from tasks.api.callable_target import CallableProvider, typed_evaluators
-        from tasks.plan.expand import Job
-        from tasks.engine.jobs import JobRunner, LocalLimits
-        from tasks.engine.case_runner import RunOptions
-        from tasks.api.typed_targets import typed_runtimes
+        from agentv.tasks.api.callable_target import CallableProvider, typed_evaluators
+        from agentv.tasks.api.typed_targets import typed_runtimes
+        from agentv.tasks.engine.case_runner import RunOptions
+        from agentv.tasks.engine.jobs import JobRunner, LocalLimits
+        from agentv.tasks.plan.expand import Job
 
         main = self.used[self.target_name]
         if main.provider == "python":
@@ -168,7 +168,7 @@ class EvalLoop(Generic[InputT, ExpectedT]):
         self._jobs = JobRunner.for_targets(runtimes, RunOptions(),
                                            LocalLimits(self.workers, {}), self.control)
         if self.out:
-            from tasks.results.write import ResultWriter
+            from agentv.tasks.results.write import ResultWriter
             self._writer = ResultWriter(self.out, append=True)
 
     def _case(self, sample: Sample):
@@ -197,7 +197,7 @@ class EvalLoop(Generic[InputT, ExpectedT]):
                 pass
 
     async def _handle(self, message: Message[EvalRequest]) -> None:
-        from tasks.plan.expand import Job
+        from agentv.tasks.plan.expand import Job
 
         if isinstance(message.body, Undecodable):
             await self._undecodable(message, message.body)
@@ -292,5 +292,5 @@ class EvalLoop(Generic[InputT, ExpectedT]):
         if self._writer is not None:
             self._writer.close()
         if self._jobs is not None:
-            from tasks.engine.runtime import close_runtimes
+            from agentv.tasks.engine.runtime import close_runtimes
             await close_runtimes(self._jobs.runner.targets)

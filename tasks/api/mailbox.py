@@ -16,7 +16,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from tasks.api.mailbox_codec import Codec, JsonCodec, decode_or_undecodable
+from agentv.tasks.api.mailbox_codec import Codec, JsonCodec, decode_or_undecodable
 
 T = TypeVar("T")
 

@@ -20,10 +20,10 @@ from typing import Any, Generic, Literal, Protocol, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
-from evaluators.report import EvalResult
-from evaluators.score import Score
-from tasks.api.dataset import Sample, coerce
-from tasks.load.redact import redact
+from agentv.evaluators.report import EvalResult
+from agentv.evaluators.score import Score
+from agentv.tasks.api.dataset import Sample, coerce
+from agentv.tasks.load.redact import redact
 
 SCHEMA: Literal["agentv.mailbox/1"] = "agentv.mailbox/1"
 InputT = TypeVar("InputT")

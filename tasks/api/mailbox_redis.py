@@ -19,9 +19,14 @@ import uuid
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from tasks.api.mailbox import (DEFAULT_MAX_DELIVERIES, DEFAULT_VISIBILITY_TIMEOUT, Mailbox,
-                              Message, T)
-from tasks.api.mailbox_codec import Codec, JsonCodec, decode_or_undecodable
+from agentv.tasks.api.mailbox import (
+    DEFAULT_MAX_DELIVERIES,
+    DEFAULT_VISIBILITY_TIMEOUT,
+    Mailbox,
+    Message,
+    T,
+)
+from agentv.tasks.api.mailbox_codec import Codec, JsonCodec, decode_or_undecodable
 
 GROUP = "agentv"
 _NOW = ("local t = redis.call('TIME') "
@@ -73,7 +78,7 @@ return #due"""
 def split_url(url: str) -> tuple[str, str]:
     """``redis://host:port/db#name`` → (connection URL, mailbox name). The URL's password
     is registered as a secret of this context's run first (masked in every output)."""
-    from tasks.load.redact import register_url
+    from agentv.tasks.load.redact import register_url
     register_url(url)
     parts = urlsplit(url)
     if parts.scheme not in ("redis", "rediss", "unix") or not parts.fragment:

@@ -15,7 +15,7 @@ import threading
 import time
 from typing import Any, Callable, TypeVar
 
-from tasks.api.mailbox import DEFAULT_VISIBILITY_TIMEOUT, Mailbox, Message, T
+from agentv.tasks.api.mailbox import DEFAULT_VISIBILITY_TIMEOUT, Mailbox, Message, T
 
 R = TypeVar("R")
 

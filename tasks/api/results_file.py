@@ -9,8 +9,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from evaluators.report import EvalResult, result_from_record
-from tasks.results.write import ResultWriter
+from agentv.evaluators.report import EvalResult, result_from_record
+from agentv.tasks.results.write import ResultWriter
 
 
 def result_key(result: EvalResult) -> str:

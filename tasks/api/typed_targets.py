@@ -6,8 +6,8 @@ from __future__ import annotations
 import sys
 from typing import Any, Callable, Sequence
 
-from providers.base import ConfigError, Target
-from tasks.api.callable_target import CallableProvider, callable_name, is_callable_target
+from agentv.providers.base import ConfigError, Target
+from agentv.tasks.api.callable_target import CallableProvider, callable_name, is_callable_target
 
 
 def _log(message: str) -> None:
@@ -18,8 +18,8 @@ def resolve_target(spec: str | Target, targets_path: str | None = None,
                    log: Callable[[str], None] = _log) -> Target:
     """A ``Target`` by name from targets.yaml (``targets_path``, else discovered from the
     current directory); its secrets are registered for redaction."""
-    from tasks.load.redact import register
-    from tasks.load.targets import discover_targets, load_targets
+    from agentv.tasks.load.redact import register
+    from agentv.tasks.load.targets import discover_targets, load_targets
 
     if isinstance(spec, Target):
         return spec
@@ -46,8 +46,8 @@ def run_targets(target: Any, judge: Any, targets_path: str | None,
 
 def retrying_provider(target: Target):
     """The target's provider, preflight-checked and wrapped in its retry policy."""
-    from providers.registry import build_provider
-    from providers.llm.retry import RetryingProvider, RetryPolicy
+    from agentv.providers.llm.retry import RetryingProvider, RetryPolicy
+    from agentv.providers.registry import build_provider
 
     built = build_provider(target)
     built.check()
@@ -57,8 +57,8 @@ def retrying_provider(target: Target):
 def callable_runtime(provider: CallableProvider, judge: Target | None):
     """The runtimes of a run whose target is a Python callable (no retries: its exceptions
     are the sample's error)."""
-    from providers.llm.retry import RetryingProvider, RetryPolicy
-    from tasks.engine.case_runner import TargetRuntime
+    from agentv.providers.llm.retry import RetryingProvider, RetryPolicy
+    from agentv.tasks.engine.case_runner import TargetRuntime
 
     judge_runtime = retrying_provider(judge) if judge is not None else None
     wrapped = RetryingProvider(provider, RetryPolicy(max_retries=0))
@@ -71,8 +71,8 @@ def typed_runtimes(used: dict[str, Target], main: str, judge_name: str | None,
     """The runtimes of a typed run: the callable's, or the named targets' (built,
     preflight-checked and retry-wrapped by the runtime builder, as an eval file's; each
     target's window up to its own ``workers``, else the run's ``workers``)."""
-    from tasks.plan.plan import EvalOptions, Plan
-    from tasks.engine.runtime import build_runtimes
+    from agentv.tasks.engine.runtime import build_runtimes
+    from agentv.tasks.plan.plan import EvalOptions, Plan
     if provider is not None:
         return callable_runtime(provider, used.get(judge_name or ""))
     paths = sorted({job.case.file for job in jobs})
@@ -86,8 +86,8 @@ def categorical_judge(target: Any = None, criterion: str | None = None, *,
     ``target``: a judge target's name in targets.yaml, a ``Target``, or a provider object
     (``judge=`` is the older spelling). An unknown name fails here, before any sample runs;
     the provider is built at the first call."""
-    from evaluators.rating import DEFAULT_CRITERION
-    from evaluators.rating import categorical_judge as with_provider
+    from agentv.evaluators.rating import DEFAULT_CRITERION
+    from agentv.evaluators.rating import categorical_judge as with_provider
 
     spec = target if target is not None else judge
     if spec is None:
@@ -110,7 +110,8 @@ class _LazyJudge:
     """A resolved judge target whose provider is built at its first call."""
 
     def __init__(self, target: Target):
-        self.target, self.name, self._provider = target, target.name, None
+        self.target, self.name = target, target.name
+        self._provider: Any = None
 
     async def invoke(self, request):
         if self._provider is None:

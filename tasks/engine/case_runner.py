@@ -14,17 +14,28 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from evaluators.base import EvalContext, EvaluatorResult, run_evaluator, weighted_score
-from providers.agents.output import trace_from_messages, trace_summary
-from providers.base import ProviderError, Response
-from providers.llm.retry import RetryingProvider
-from tasks.engine.dumps import dump_name, write_dump
-from tasks.engine.record_parts import error_message, joined_reasoning, record_usage, with_dumps
-from tasks.engine.record4 import v4_error_fields, v4_fields
-from tasks.engine.workspaces import abandon_workspace, finish_workspace
-from tasks.load.generation import FORMAT
-from tasks.plan.expand import (Job, build_request, prompt_dump, provider_request_record,
-                          reference_answer, user_segments)
+from agentv.evaluators.base import EvalContext, EvaluatorResult, run_evaluator, weighted_score
+from agentv.providers.agents.output import trace_from_messages, trace_summary
+from agentv.providers.base import ProviderError, Response
+from agentv.providers.llm.retry import RetryingProvider
+from agentv.tasks.engine.dumps import dump_name, write_dump
+from agentv.tasks.engine.record4 import v4_error_fields, v4_fields
+from agentv.tasks.engine.record_parts import (
+    error_message,
+    joined_reasoning,
+    record_usage,
+    with_dumps,
+)
+from agentv.tasks.engine.workspaces import abandon_workspace, finish_workspace
+from agentv.tasks.load.generation import FORMAT
+from agentv.tasks.plan.expand import (
+    Job,
+    build_request,
+    prompt_dump,
+    provider_request_record,
+    reference_answer,
+    user_segments,
+)
 
 log = logging.getLogger("agentv.run")
 

@@ -13,8 +13,8 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from providers.filenames import readable, short_hash
-from tasks.load.redact import redact
+from agentv.providers.filenames import readable, short_hash
+from agentv.tasks.load.redact import redact
 
 log = logging.getLogger("agentv.dumps")
 PREFIX_CHARS = 60

@@ -17,12 +17,13 @@ import asyncio
 from itertools import islice
 from typing import Protocol, Sequence
 
-from tasks.plan.batching import batching_targets, run_batches
-from tasks.plan.expand import Job
-from tasks.plan.job_table import not_done
-from tasks.engine.jobs import Budget, JobRunner, LocalLimits, Record, RunControl
-from tasks.plan.plan import Plan
-from tasks.engine.case_runner import RunOptions, TargetRuntime
+from agentv.tasks.engine.case_runner import RunOptions, TargetRuntime
+from agentv.tasks.engine.jobs import Budget, JobRunner, LocalLimits, Record, RunControl
+from agentv.tasks.plan.batching import batching_targets, run_batches
+from agentv.tasks.plan.expand import Job
+from agentv.tasks.plan.job_table import not_done
+from agentv.tasks.plan.plan import Plan
+
 
 class Ledger(Protocol):
     """Where finished cases go (``tasks.results.ledger.RunLedger``): the engine writes

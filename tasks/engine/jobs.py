@@ -18,8 +18,8 @@ import time
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, AsyncIterator, Awaitable, Callable, Protocol, Sequence
 
-from tasks.plan.expand import Job
-from tasks.engine.case_runner import CaseRunner, RunOptions, TargetRuntime
+from agentv.tasks.engine.case_runner import CaseRunner, RunOptions, TargetRuntime
+from agentv.tasks.plan.expand import Job
 
 INTERRUPT_GRACE_S = 3.0
 Record = dict[str, Any]

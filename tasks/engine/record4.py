@@ -11,9 +11,10 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from evaluators.base import EvaluatorResult
-from evaluators.outcome4 import STATUS_VERDICTS, case_outcome, grader_verdict
-from tasks.load.generation import FORMAT, FORMAT_KEY
+from agentv.evaluators.base import EvaluatorResult
+from agentv.evaluators.outcome4 import STATUS_VERDICTS, case_outcome, grader_verdict
+from agentv.tasks.load.generation import FORMAT, FORMAT_KEY
+
 
 def assertion_items(result: EvaluatorResult) -> list[dict[str, Any]]:
     if result.assertions is not None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from evaluators.base import EvaluatorResult
-from providers.base import ProviderError, Response
+from agentv.evaluators.base import EvaluatorResult
+from agentv.providers.base import ProviderError, Response
 
 
 def error_message(err: BaseException) -> str:

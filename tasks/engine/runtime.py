@@ -9,13 +9,13 @@ import logging
 from pathlib import Path
 from typing import Callable
 
-from providers.base import BaseProvider, ConfigError, Provider, Target
-from providers.registry import build_provider
-from providers.limits import AimdWindow, LimitedProvider, LocalSlots, SharedLimit, SlotPool
-from providers.llm.retry import RetryingProvider, RetryPolicy
-from tasks.plan.plan import Plan
-from tasks.load.redact import register, secret_values
-from tasks.engine.case_runner import TargetRuntime
+from agentv.providers.base import BaseProvider, ConfigError, Provider, Target
+from agentv.providers.limits import AimdWindow, LimitedProvider, LocalSlots, SharedLimit, SlotPool
+from agentv.providers.llm.retry import RetryingProvider, RetryPolicy
+from agentv.providers.registry import build_provider
+from agentv.tasks.engine.case_runner import TargetRuntime
+from agentv.tasks.load.redact import register, secret_values
+from agentv.tasks.plan.plan import Plan
 
 log = logging.getLogger("agentv.run")
 
@@ -26,7 +26,7 @@ PoolFactory = Callable[[SharedLimit], SlotPool]
 def _wrap(provider: Provider, plan: Plan) -> Provider:
     if not plan.options.cache:
         return provider
-    from providers.llm.cache import CachingProvider, ResponseCache  # lazy: only with --cache
+    from agentv.providers.llm.cache import CachingProvider, ResponseCache  # lazy: only with --cache
     return CachingProvider(provider, ResponseCache(".agentv/cache"))
 
 

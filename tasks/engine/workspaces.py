@@ -15,8 +15,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from evaluators.base import verdict_for
-from providers.base import Response
+from agentv.evaluators.base import verdict_for
+from agentv.providers.base import Response
 
 log = logging.getLogger("agentv.run")
 

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from providers.errors import ConfigError
-from tasks.load.discover import find_repo
+from agentv.providers.errors import ConfigError
+from agentv.tasks.load.discover import find_repo
 
 HINT = "allow it with --allow-path DIR or allowed_paths in .agentv/config.yaml"
 
@@ -80,7 +80,7 @@ def allowed_roots(cli: Iterable[str] = (), cwd: str | Path | None = None) -> tup
     """The folders the user allowed: ``--allow-path`` (already checked by the options), then
     ``allowed_paths`` of the run's ``.agentv/config.yaml`` (relative to the folder holding
     ``.agentv/``; ``~`` expanded)."""
-    from tasks.load.config_file import load_config, run_config_path
+    from agentv.tasks.load.config_file import load_config, run_config_path
     roots = [Path(p).resolve() for p in cli]
     path = run_config_path(cwd)
     config = load_config(path) if path is not None else None

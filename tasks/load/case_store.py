@@ -20,8 +20,8 @@ from array import array
 from collections import OrderedDict
 from typing import IO, Any, Callable, Iterator, Sequence, overload
 
-from tasks.load.offsets import Texts, appended, offsets
-from tasks.load.yamlsrc import LineDict, LineList
+from agentv.tasks.load.offsets import Texts, appended, offsets
+from agentv.tasks.load.yamlsrc import LineDict, LineList
 
 EvalCase = Any  # tasks.load.files.EvalCase (which builds its stores: no import back)
 
@@ -128,7 +128,7 @@ class CaseStore:
 
     def keep(self, case: EvalCase) -> None:
         """What planning needs of ``case`` (just added, built from its packed form)."""
-        from tasks.load.eval_case import asks_judge
+        from agentv.tasks.load.eval_case import asks_judge
         index = len(self._ids)
         self.file = self.file or case.file
         self._ids.append(case.id)

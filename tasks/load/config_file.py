@@ -12,8 +12,8 @@ from typing import Callable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from providers.base_settings import Int, parse_settings, NumbersNotText
-from tasks.load.yamlsrc import LineDict, load_yaml_file
+from agentv.providers.base_settings import Int, NumbersNotText, parse_settings
+from agentv.tasks.load.yamlsrc import LineDict, load_yaml_file
 
 CONFIG_SCHEMA = "agentv-config-v2"
 
@@ -44,10 +44,10 @@ def load_config(path: str | Path, warn: Callable[[str], None] | None = None) -> 
     data = load_yaml_file(path)
     spath = str(path)
     if not isinstance(data, LineDict):
-        from providers.errors import ConfigError
+        from agentv.providers.errors import ConfigError
         raise ConfigError("a config file must be a mapping", f"{spath}:1")
     if "$schema" in data and data["$schema"] != CONFIG_SCHEMA:
-        from providers.errors import ConfigError
+        from agentv.providers.errors import ConfigError
         raise ConfigError(f"unexpected $schema {data['$schema']!r} (expected {CONFIG_SCHEMA})",
                           f"{spath}:{data.line_of('$schema')}", "$schema")
     body = {k: v for k, v in data.items() if k != "$schema"}
@@ -60,7 +60,7 @@ def load_config(path: str | Path, warn: Callable[[str], None] | None = None) -> 
 
 def run_config_path(cwd: str | Path | None = None) -> Path | None:
     """Where the project's config for this run is (see the module docstring), if anywhere."""
-    from tasks.load.discover import find_upward
+    from agentv.tasks.load.discover import find_upward
     found = find_upward(Path(cwd or os.getcwd()), (".agentv/config.yaml", ".agentv/config.yml"))
     home = Path(os.environ.get("AGENTV_HOME") or Path.home() / ".agentv") / "config.yaml"
     return found or (home if home.is_file() else None)

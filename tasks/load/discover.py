@@ -6,7 +6,7 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from providers.errors import ConfigError
+from agentv.providers.errors import ConfigError
 
 EVAL_SUFFIXES = (".yaml", ".yml", ".jsonl")
 NOT_EVAL_NAMES = {"targets.yaml", "targets.yml", "config.yaml", "config.yml", ".agentv.yaml"}
@@ -79,7 +79,7 @@ def find_upward(start: Path, names: tuple[str, ...]) -> Path | None:
 
 def _looks_like_eval(path: Path) -> bool:
     """Eval YAML, or a JSONL dataset — not a results file, not a sidecar."""
-    from tasks.load.generation import has_v4_name, is_v4_tests_file, looks_v4_text
+    from agentv.tasks.load.generation import has_v4_name, is_v4_tests_file, looks_v4_text
     if path.suffix == ".jsonl":  # a 4.x tests file runs through the suite naming it
         return _is_dataset(path) and not is_v4_tests_file(path)
     if path.name in NOT_EVAL_NAMES or path.parent.name == ".agentv":
@@ -151,7 +151,7 @@ def load_env_files(eval_files: list[Path]) -> list[Path]:
     for this run's children."""
     from dotenv import dotenv_values, load_dotenv
 
-    from providers.process.environment import mark_dotenv
+    from agentv.providers.process.environment import mark_dotenv
 
     candidates: list[Path] = []
     for f in eval_files:

@@ -7,12 +7,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from evaluators.base import Evaluator
-from providers.agents.workspace_spec import WorkspaceSpec
-from tasks.load.boundary import Boundary
-from tasks.load.gates import Gates
-from tasks.load.jsonl import EVAL_SCHEMA
-from tasks.load.messages import Message
+from agentv.evaluators.base import Evaluator
+from agentv.providers.agents.workspace_spec import WorkspaceSpec
+from agentv.tasks.load.boundary import Boundary
+from agentv.tasks.load.gates import Gates
+from agentv.tasks.load.jsonl import EVAL_SCHEMA
+from agentv.tasks.load.messages import Message
 
 
 @dataclass
@@ -66,13 +66,13 @@ class EvalSuite:
 def asks_judge(evaluators: Sequence[Evaluator]) -> bool:
     """The case's own evaluators (not the implicit default ``llm_judge`` of a v2 file, which
     AgentV's examples leave on agent targets) include an LLM evaluator."""
-    from evaluators.base import needs_judge
+    from agentv.evaluators.base import needs_judge
     return not getattr(evaluators, "auto", False) and any(needs_judge(e) for e in evaluators)
 
 
 def file_tags(value: Any, where: str) -> tuple[str, ...]:
     """An eval file's tags (v2: ``metadata.tags``, AgentV 4.x: ``tags``): texts."""
-    from providers.errors import ConfigError
+    from agentv.providers.errors import ConfigError
     if value is None:
         return ()
     items = [value] if isinstance(value, str) else value

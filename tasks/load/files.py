@@ -10,17 +10,17 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
 
-from evaluators.base import Evaluator
-from evaluators.registry import build_evaluators
-from providers.agents.workspace_spec import parse_workspace
-from providers.errors import ConfigError, ErrorCollector, did_you_mean
-from tasks.load.boundary import Boundary, check_workspace
-from tasks.load.case_store import IN_STORE, CaseStore, LazyCases, pack, unpack
-from tasks.load.eval_case import EvalCase, EvalSuite, file_tags  # noqa: F401 - this module's API
-from tasks.load.gates import parse_gates
-from tasks.load.messages import guideline_patterns, parse_messages
-from tasks.load.jsonl import EVAL_SCHEMA, load_jsonl
-from tasks.load.yamlsrc import LineDict, LineList, load_yaml_file
+from agentv.evaluators.base import Evaluator
+from agentv.evaluators.registry import build_evaluators
+from agentv.providers.agents.workspace_spec import parse_workspace
+from agentv.providers.errors import ConfigError, ErrorCollector, did_you_mean
+from agentv.tasks.load.boundary import Boundary, check_workspace
+from agentv.tasks.load.case_store import IN_STORE, CaseStore, LazyCases, pack, unpack
+from agentv.tasks.load.eval_case import EvalCase, EvalSuite, file_tags  # noqa: F401 - this module's API
+from agentv.tasks.load.gates import parse_gates
+from agentv.tasks.load.jsonl import EVAL_SCHEMA, load_jsonl
+from agentv.tasks.load.messages import guideline_patterns, parse_messages
+from agentv.tasks.load.yamlsrc import LineDict, LineList, load_yaml_file
 
 FILE_KEYS = {"$schema", "description", "dataset", "target", "execution", "evalcases", "trials",
              "metadata", "evaluator", "evaluators", "workspace"}
@@ -111,7 +111,7 @@ def _evaluator_list(obj: dict, key: str, path: str, base_dir: str, warn,
 
 def default_evaluators(base_dir: str) -> list[Evaluator]:
     """With no evaluators configured, a case is scored by llm_judge with the default prompt."""
-    from evaluators.llm_judge import LlmJudge
+    from agentv.evaluators.llm_judge import LlmJudge
     return _AutoDefaults([LlmJudge(name="llm_judge", type="llm_judge", base_dir=base_dir)])
 
 
@@ -119,7 +119,7 @@ def _with_rubrics(rubrics: list[Any], evaluators: list[Evaluator], defaults: lis
                   base_dir: str, where: str, warn) -> list[Evaluator]:
     """AgentV's rule: case-level ``rubrics`` replace the default llm_judge and go in
     front of any explicitly configured evaluators."""
-    from evaluators.rubric import rubric_evaluator_for
+    from agentv.evaluators.rubric import rubric_evaluator_for
     explicit = [] if evaluators is defaults and getattr(defaults, "auto", False) else evaluators
     return [rubric_evaluator_for(rubrics, base_dir, where, warn), *explicit]
 
@@ -206,7 +206,7 @@ def load_suite(path: str | Path, warn: Callable[[str], None] | None = None,
     else:
         data = load_yaml_file(p, store.pack_in)
         lines = None
-    from tasks.load.agentv4.suite import lowered  # AgentV 4.x files: the same plan
+    from agentv.tasks.load.agentv4.suite import lowered  # AgentV 4.x files: the same plan
     v4 = lowered(p, data, lines, emit, boundary)
     if v4 is not None:
         v4.warnings = warnings

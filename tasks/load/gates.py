@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from providers.errors import ConfigError
+from agentv.providers.errors import ConfigError
 
 GATE_KEYS = ("fail_under", "min_pass_rate", "fail_on_error")
 

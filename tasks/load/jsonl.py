@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from providers.errors import ConfigError
-from tasks.load.yamlsrc import MAX_DEPTH, LineDict, LineList, load_yaml_file, read_text
+from agentv.providers.errors import ConfigError
+from agentv.tasks.load.yamlsrc import MAX_DEPTH, LineDict, LineList, load_yaml_file, read_text
 
 EVAL_SCHEMA = "agentv-eval-v2"
 

@@ -14,10 +14,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from providers.errors import ConfigError
-from tasks.load.boundary import Boundary
-from tasks.load.discover import find_upward, repo_root, upward_dirs
-from tasks.load.yamlsrc import LineDict, LineList
+from agentv.providers.errors import ConfigError
+from agentv.tasks.load.boundary import Boundary
+from agentv.tasks.load.discover import find_upward, repo_root, upward_dirs
+from agentv.tasks.load.yamlsrc import LineDict, LineList
 
 ROLES = ("system", "user", "assistant", "tool")
 DEFAULT_GUIDELINE_PATTERNS = ("**/*.instructions.md", "**/instructions/**", "**/*.prompt.md",
@@ -102,7 +102,7 @@ def guideline_patterns(eval_dir: str) -> tuple[str, ...]:
     candidates = [d / ".agentv.yaml"] if (d / ".agentv.yaml").is_file() else []
     found = find_upward(d, (".agentv/config.yaml", ".agentv/config.yml"))
     candidates += [found] if found else []
-    from tasks.load.config_file import load_config
+    from agentv.tasks.load.config_file import load_config
     for path in candidates:
         config = load_config(path)
         if config.guideline_patterns is not None:

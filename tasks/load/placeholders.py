@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping
 
-from providers.errors import ConfigError
+from agentv.providers.errors import ConfigError
 
 INTERP = re.compile(r"\$\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 ANY_INTERP = re.compile(r"\$\{\{(.*?)\}\}")

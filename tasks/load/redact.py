@@ -27,10 +27,11 @@ import sys
 from pathlib import Path
 from typing import Any, Iterable
 
-from providers import secrets as _registry
-from providers.secret_fields import PLAIN, url_secrets
-from providers.secrets import MASK, SecretRegistry  # noqa: F401
-from providers.secrets import scrub as redact, scrub_obj as redact_obj  # noqa: F401
+from agentv.providers import secrets as _registry
+from agentv.providers.secret_fields import PLAIN, url_secrets
+from agentv.providers.secrets import MASK, SecretRegistry  # noqa: F401
+from agentv.providers.secrets import scrub as redact  # noqa: F401
+from agentv.providers.secrets import scrub_obj as redact_obj  # noqa: F401
 
 SECRET_NAME = re.compile(r"key|token|secret|password|passwd|credential|auth", re.I)
 _INTERP = re.compile(r"\$\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
@@ -70,8 +71,8 @@ def secret_values(targets: Iterable[Any]) -> list[str]:
 
 
 def _secret_env(target: Any) -> tuple[str, ...]:
-    from providers.errors import ConfigError
-    from providers.registry import facts
+    from agentv.providers.errors import ConfigError
+    from agentv.providers.registry import facts
     try:
         return facts(str(getattr(target, "provider", ""))).secret_env
     except ConfigError:  # a typed API callable, or a kind reported elsewhere

@@ -5,12 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
-from providers.base import Target
-from providers.errors import ConfigError
-from tasks.load.files import EvalSuite
-from tasks.load.redact import register, register_targets_file, secret_values
-from tasks.load.targets import (TargetsFile, discover_targets, known_provider, load_targets,
-                                repo_relative)
+from agentv.providers.base import Target
+from agentv.providers.errors import ConfigError
+from agentv.tasks.load.files import EvalSuite
+from agentv.tasks.load.redact import register, register_targets_file, secret_values
+from agentv.tasks.load.targets import (
+    TargetsFile,
+    discover_targets,
+    known_provider,
+    load_targets,
+    repo_relative,
+)
 
 
 def _mock_target(name: str, opts: Any, base: Target | None) -> Target:
@@ -168,5 +173,5 @@ class TargetResolver:
 
 
 def _is_agent(target: Target) -> bool:
-    from providers.registry import provider_class
+    from agentv.providers.registry import provider_class
     return bool(getattr(provider_class(target.provider, target.where), "is_agent", False))

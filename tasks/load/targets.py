@@ -16,13 +16,19 @@ from typing import AbstractSet, Any, Callable, Mapping
 
 from pydantic import ConfigDict, Field
 
-from providers.base import ConfigError, Target
-from providers.errors import ErrorCollector, did_you_mean
-from providers.limits import SharedLimitModel, shared_limit_of
-from providers.base_settings import Int, parse_settings, secret_values, typed_values, NumbersNotText
-from tasks.load.discover import find_upward, repo_root
-from tasks.load.placeholders import check_placeholders, interpolate, placeholders
-from tasks.load.yamlsrc import LineDict, LineList, load_yaml_file
+from agentv.providers.base import ConfigError, Target
+from agentv.providers.base_settings import (
+    Int,
+    NumbersNotText,
+    parse_settings,
+    secret_values,
+    typed_values,
+)
+from agentv.providers.errors import ErrorCollector, did_you_mean
+from agentv.providers.limits import SharedLimitModel, shared_limit_of
+from agentv.tasks.load.discover import find_upward, repo_root
+from agentv.tasks.load.placeholders import check_placeholders, interpolate, placeholders
+from agentv.tasks.load.yamlsrc import LineDict, LineList, load_yaml_file
 
 TARGETS_SCHEMA = "agentv-targets-v2"
 TARGET_NAMES = ("targets.yaml", "targets.yml", ".agentv/targets.yaml", ".agentv/targets.yml")
@@ -144,7 +150,7 @@ def _filled(te: TargetEntry, env: Mapping[str, str]) -> dict[str, Any]:
 
 
 def known_provider(te: TargetEntry) -> None:
-    from providers.registry import REGISTRY, known_kinds
+    from agentv.providers.registry import REGISTRY, known_kinds
     if te.entry["provider"] not in REGISTRY:
         kind = te.entry["provider"]
         raise ConfigError(f"unknown provider '{kind}'{did_you_mean(kind, known_kinds())} "
@@ -153,7 +159,7 @@ def known_provider(te: TargetEntry) -> None:
 
 def _config(te: TargetEntry, settings: dict[str, Any], warn,
             deferred: AbstractSet[str] = frozenset(), from_env: bool = False):
-    from providers.registry import REGISTRY, settings_model
+    from agentv.providers.registry import REGISTRY, settings_model
     provider = te.entry["provider"]
     if provider not in REGISTRY:
         return None
@@ -263,7 +269,7 @@ def _entry(entry: Any, spath: str, line: int, warn: Callable[[str], None]) -> Ta
     for key, value in te.settings.items():
         with errors.check():
             check_placeholders(value, te.at(key), key)
-    from providers.registry import REGISTRY, known_kinds
+    from agentv.providers.registry import REGISTRY, known_kinds
     if entry["provider"] not in REGISTRY:  # an error only if the target is used
         warn(f"{te.at('provider')}: target '{te.name}': unknown provider "
              f"'{entry['provider']}'{did_you_mean(entry['provider'], known_kinds())} "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from providers.errors import ConfigError
+from agentv.providers.errors import ConfigError
 
 MAX_BYTES = 64 * 1024 * 1024
 

@@ -17,8 +17,8 @@ from typing import Any, Callable
 
 import yaml
 
-from providers.errors import ConfigError
-from tasks.load.textfile import MAX_BYTES, read_text  # noqa: F401 - this module's API
+from agentv.providers.errors import ConfigError
+from agentv.tasks.load.textfile import MAX_BYTES, read_text  # noqa: F401 - this module's API
 
 MAX_DEPTH = 100
 MAX_NODES = 2_000_000  # values after alias expansion ("billion laughs" stops here)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping, Sequence
 
-from tasks.plan.expand import Job
-from tasks.plan.job_table import grouped
+from agentv.tasks.plan.expand import Job
+from agentv.tasks.plan.job_table import grouped
 
 Batch = tuple[str, Sequence[Job]]  # (label shown in the UI, its jobs: a view of the plan's)
 

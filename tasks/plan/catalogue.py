@@ -74,7 +74,7 @@ def _grouped(registry: dict[str, Any]) -> list[tuple[list[str], Any]]:
 
 
 def evaluator_table() -> str:
-    from evaluators.registry import EVALUATORS, evaluator_class
+    from agentv.evaluators.registry import EVALUATORS, evaluator_class
     lines = ["| type | keys | scores |", "|---|---|---|"]
     for kinds, _ in _grouped(EVALUATORS):
         cls = evaluator_class(kinds[0])
@@ -84,8 +84,8 @@ def evaluator_table() -> str:
 
 
 def provider_table() -> str:
-    from providers.base_settings import ProviderSettings
-    from providers.registry import REGISTRY, facts, provider_class
+    from agentv.providers.base_settings import ProviderSettings
+    from agentv.providers.registry import REGISTRY, facts, provider_class
     common = set(ProviderSettings.model_fields)
     lines = ["| provider | kind | what it is | program, credentials | settings (plus the retry "
              "settings) |",
@@ -108,7 +108,7 @@ def needs(found: Any) -> str:
 
 def evaluator_types() -> str:
     """Every evaluator type, as one sentence (docs/formats.md's pointer to the catalogue)."""
-    from evaluators.registry import EVALUATORS
+    from agentv.evaluators.registry import EVALUATORS
     kinds = [" / ".join(f"`{k}`" for k in kinds) for kinds, _ in _grouped(EVALUATORS)]
     return ", ".join(kinds[:-1]) + f" and {kinds[-1]}.\n"
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from providers.base import ConfigError, Request
-from tasks.load.case_store import CaseRef
-from tasks.load.files import EvalCase
-from tasks.load.messages import Message, Segment
-from tasks.plan.prompts import Mode, guideline_segments, llm_chat, prompt_inputs
+from agentv.providers.base import ConfigError, Request
+from agentv.tasks.load.case_store import CaseRef
+from agentv.tasks.load.files import EvalCase
+from agentv.tasks.load.messages import Message, Segment
+from agentv.tasks.plan.prompts import Mode, guideline_segments, llm_chat, prompt_inputs
 
 
 class Job:
@@ -96,8 +96,8 @@ class Job:
 def case_key(file: str, eval_id: str, target: str, trial: int) -> str:
     """``file::eval_id::target::trial`` (the target's name: a key ``name @ targets file``
     is told apart by the file already)."""
-    from tasks.load.selection import target_name
-    from tasks.load.targets import repo_relative
+    from agentv.tasks.load.selection import target_name
+    from agentv.tasks.load.targets import repo_relative
     return f"{repo_relative(file)}::{eval_id}::{target_name(target)}::{trial}"
 
 
@@ -167,7 +167,7 @@ def writes_agent_request(provider_kind: str) -> bool:
     """AgentV's agent providers (the ``agent`` family: codex, vscode, claude...) keep
     ``agent_provider_request``; every other target (LLMs, cli commands, mock, a Python
     callable) keeps ``lm_provider_request``."""
-    from providers.registry import facts
+    from agentv.providers.registry import facts
     try:
         return facts(provider_kind).agent_record
     except ConfigError:  # not a registered kind (a typed API callable)

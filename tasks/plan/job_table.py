@@ -11,8 +11,8 @@ from __future__ import annotations
 from array import array
 from typing import Any, Callable, Iterator, Sequence, overload
 
-from tasks.load.case_store import CaseRef
-from tasks.plan.expand import Job
+from agentv.tasks.load.case_store import CaseRef
+from agentv.tasks.plan.expand import Job
 
 
 class _Jobs(Sequence[Job]):

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from providers.errors import ConfigError
+from agentv.providers.errors import ConfigError
 
 
 def _is_agent(provider: str) -> bool:
-    from providers.registry import facts
+    from agentv.providers.registry import facts
     try:
         return facts(provider).agent_prompt
     except ConfigError:  # an unknown provider: reported on its own
@@ -24,7 +24,7 @@ def _judged(case: Any) -> bool:
         return False
     judged = getattr(case, "judged", None)
     if judged is None:  # an EvalCase (AgentV 4.x files keep them built)
-        from tasks.load.eval_case import asks_judge
+        from agentv.tasks.load.eval_case import asks_judge
         judged = asks_judge(case.evaluators)
     return bool(judged)
 

@@ -16,13 +16,13 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from providers.errors import ConfigError
-from tasks.load.boundary import check_allow_paths
-from tasks.load.files import MAX_TRIALS
-from tasks.load.gates import Gates, options_gates
-from tasks.plan.outputs import check_dir_target, check_file_target, output_format
-from tasks.plan.resume import resolve_resume_path
-from tasks.plan.scale import check_prefect_tasks, check_task_runner, parse_shard
+from agentv.providers.errors import ConfigError
+from agentv.tasks.load.boundary import check_allow_paths
+from agentv.tasks.load.files import MAX_TRIALS
+from agentv.tasks.load.gates import Gates, options_gates
+from agentv.tasks.plan.outputs import check_dir_target, check_file_target, output_format
+from agentv.tasks.plan.resume import resolve_resume_path
+from agentv.tasks.plan.scale import check_prefect_tasks, check_task_runner, parse_shard
 
 MAX_WORKERS = 50  # AgentV 4.42.4's bound of a run's concurrent tests
 MAX_CLUSTER_WORKERS = 1000  # --task-runner dask: --workers bounds the whole cluster

@@ -12,7 +12,7 @@ import os
 from datetime import datetime
 from pathlib import Path
 
-from providers.errors import ConfigError
+from agentv.providers.errors import ConfigError
 
 FORMATS = ("jsonl", "yaml")
 

@@ -9,20 +9,20 @@ import fnmatch
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from providers.base import ConfigError, Target
-from providers.errors import ErrorCollector
-from tasks.load.boundary import allowed_roots
-from tasks.load.config_file import run_config
-from tasks.load.discover import expand_eval_paths, load_env_files
-from tasks.plan.expand import Job
-from tasks.plan.job_table import JobTable
-from tasks.plan.judges import judge_errors
-from tasks.load.files import EvalSuite, load_suite
-from tasks.load.redact import register_dotenv, register_environment
-from tasks.plan.scale import parse_shard, select_shard
-from tasks.load.selection import TargetFiles, TargetResolver
-from tasks.load.targets import select_target_name
-from tasks.plan.options import EvalOptions, parse_workers
+from agentv.providers.base import ConfigError, Target
+from agentv.providers.errors import ErrorCollector
+from agentv.tasks.load.boundary import allowed_roots
+from agentv.tasks.load.config_file import run_config
+from agentv.tasks.load.discover import expand_eval_paths, load_env_files
+from agentv.tasks.load.files import EvalSuite, load_suite
+from agentv.tasks.load.redact import register_dotenv, register_environment
+from agentv.tasks.load.selection import TargetFiles, TargetResolver
+from agentv.tasks.load.targets import select_target_name
+from agentv.tasks.plan.expand import Job
+from agentv.tasks.plan.job_table import JobTable
+from agentv.tasks.plan.judges import judge_errors
+from agentv.tasks.plan.options import EvalOptions, parse_workers
+from agentv.tasks.plan.scale import parse_shard, select_shard
 
 __all__ = ["EvalOptions", "Plan", "build_plan", "file_worker_caps", "parse_workers"]
 
@@ -51,7 +51,7 @@ class Plan:
 
     def record_thresholds(self) -> dict[str, float]:
         """``thresholds`` keyed by the eval file as records name it (their case_key)."""
-        from tasks.load.targets import repo_relative
+        from agentv.tasks.load.targets import repo_relative
         return {repo_relative(path): t for path, t in self.thresholds.items()}
 
 
@@ -66,7 +66,7 @@ def file_worker_caps(files: list[str], workers: int) -> dict[str, int]:
 def cap_workers(workers: int, used: list[Target], warn: Callable[[str], None]) -> int:
     """Providers that handle one case at a time (vscode: one VS Code window) lower the
     workers, with a warning saying why."""
-    from providers.registry import provider_class
+    from agentv.providers.registry import provider_class
     for target in used:
         try:
             cap = provider_class(target.provider, target.where).max_workers

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from tasks.load.messages import Message, Segment
+from agentv.tasks.load.messages import Message, Segment
 
 Mode = Literal["lm", "agent"]
 GUIDELINES_HEADER = "[[ ## Guidelines ## ]]"

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from providers.errors import ConfigError
+from agentv.providers.errors import ConfigError
 
 RESULTS_DIR = Path(".agentv") / "results"
 
@@ -46,7 +46,7 @@ def resolve_resume_path(value: str, fmt: str, flag: str = "--resume") -> Path:
     if value != "latest":
         path = Path(value)
         if flag == "--resume" and not path.exists():
-            from tasks.plan.outputs import check_file_target
+            from agentv.tasks.plan.outputs import check_file_target
             check_file_target(value, flag)
             return path
         if not path.is_file():
@@ -134,7 +134,7 @@ def errored(record: dict[str, Any]) -> bool:
 def failed(threshold: float | None) -> Callable[[dict[str, Any]], bool]:
     """``--rerun-failed``: an error, or a score under ``threshold`` (else under the record's
     own pass mark: its verdict, AgentV's execution status, or a score below 0.8)."""
-    from evaluators.base import verdict_for
+    from agentv.evaluators.base import verdict_for
 
     def check(record: dict[str, Any]) -> bool:
         if errored(record):
@@ -192,7 +192,8 @@ def match_agentv4(finished: Finished, jobs: Sequence[Any]) -> None:
     and target. The plan's jobs of that test and target in that suite (the eval file's
     ``name``) take them, trial by trial; their keys join ``finished.keys``."""
     from collections import Counter
-    from tasks.load.selection import target_name
+
+    from agentv.tasks.load.selection import target_name
     left = Counter((str(r["test_id"]), str(r.get("target") or ""), str(r.get("suite") or ""))
                    for r in finished.records if "test_id" in r and "case_key" not in r)
     named = {(test, target) for test, target, _ in left}

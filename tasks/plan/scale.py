@@ -14,7 +14,7 @@ import importlib.util
 import re
 from typing import Any, Sequence, TypeVar
 
-from providers.errors import ConfigError
+from agentv.providers.errors import ConfigError
 
 TASK_RUNNERS = ("default", "dask")
 PREFECT_TASKS = ("batch", "case")

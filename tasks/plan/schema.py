@@ -15,10 +15,10 @@ from typing import Any
 
 from pydantic import AliasChoices, BaseModel
 
-from tasks.load.config_file import CONFIG_SCHEMA, ConfigModel
-from tasks.load.files import EVAL_SCHEMA, MAX_TRIALS
-from tasks.load.messages import ROLES
-from tasks.load.targets import TARGETS_SCHEMA, TargetEntryModel
+from agentv.tasks.load.config_file import CONFIG_SCHEMA, ConfigModel
+from agentv.tasks.load.files import EVAL_SCHEMA, MAX_TRIALS
+from agentv.tasks.load.messages import ROLES
+from agentv.tasks.load.targets import TARGETS_SCHEMA, TargetEntryModel
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 PLACEHOLDER = {"type": "string", "pattern": r"\$\{\{\s*[A-Za-z_][A-Za-z0-9_]*\s*\}\}"}
@@ -72,7 +72,7 @@ def _inline(node: Any, defs: dict[str, Any]) -> Any:
 
 
 def targets_schema() -> dict[str, Any]:
-    from providers.registry import known_kinds, settings_model
+    from agentv.providers.registry import known_kinds, settings_model
     entry = _model_schema(TargetEntryModel)
     entry["allOf"] = entry.get("allOf", []) + [{"if": {"properties": {"provider": {"const": kind}},
                               "required": ["provider"]},
@@ -91,7 +91,7 @@ def config_schema() -> dict[str, Any]:
 
 
 def _evaluator_schema() -> dict[str, Any]:
-    from evaluators.registry import EVALUATORS, evaluator_class
+    from agentv.evaluators.registry import EVALUATORS, evaluator_class
     branches = []
     for kind in EVALUATORS:
         try:
@@ -110,7 +110,7 @@ def _evaluator_schema() -> dict[str, Any]:
 
 def workspace_schema() -> dict[str, Any]:
     """``workspace:`` (template, repos, hooks, retention) of agent targets' cases."""
-    from providers.agents.workspace_spec import WorkspaceSpec
+    from agentv.providers.agents.workspace_spec import WorkspaceSpec
     body = WorkspaceSpec.model_json_schema()
     body["properties"].pop("base_dir", None)
     return body
@@ -151,7 +151,7 @@ def eval_schema(sidecar: bool = False) -> dict[str, Any]:
 
 
 def all_schemas() -> dict[str, dict[str, Any]]:
-    from tasks.plan.schema4 import SCHEMA_ID, eval4_schema
+    from agentv.tasks.plan.schema4 import SCHEMA_ID, eval4_schema
     return {f"{EVAL_SCHEMA}.schema.json": eval_schema(),
             f"{EVAL_SCHEMA}-sidecar.schema.json": eval_schema(sidecar=True),
             f"{SCHEMA_ID}.schema.json": eval4_schema(_model_schema),
@@ -160,7 +160,7 @@ def all_schemas() -> dict[str, dict[str, Any]]:
 
 
 def write_schemas(out_dir: str | Path) -> list[Path]:
-    from tasks.plan.outputs import check_dir_target
+    from agentv.tasks.plan.outputs import check_dir_target
     check_dir_target(str(out_dir), "out_dir")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

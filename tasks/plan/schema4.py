@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from providers.lazyload import load_symbol
+from agentv.providers.lazyload import load_symbol
 
 SCHEMA_ID = "agentv-eval-4"
 TEXT = {"type": ["string", "number"]}
@@ -18,7 +18,7 @@ GATES = {"name": {"type": "string"}, "weight": {"type": "number", "minimum": 0},
 
 def assertion_schema(model_schema: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
     """``model_schema``: ``tasks.plan.schema``'s model → JSON Schema (with every alias)."""
-    from tasks.load.agentv4.assertions import COMPOSITES, TYPES
+    from agentv.tasks.load.agentv4.assertions import COMPOSITES, TYPES
     branches = []
     for kind, spec in TYPES.items():
         try:
@@ -40,7 +40,7 @@ def assertion_schema(model_schema: Callable[[Any], dict[str, Any]]) -> dict[str,
 
 
 def eval4_schema(model_schema: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
-    from tasks.load.messages import ROLES
+    from agentv.tasks.load.messages import ROLES
     assertions = {"type": "array", "items": assertion_schema(model_schema)}
     block = {"type": "object", "properties": {"type": {"enum": ["text", "file"]},
                                               "value": TEXT}}

@@ -12,12 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from providers.errors import ConfigError, error_lines
-from tasks.load.config_file import CONFIG_SCHEMA, load_config
-from tasks.load.discover import walk_files
-from tasks.load.files import EVAL_SCHEMA
-from tasks.load.targets import TARGET_NAMES, TARGETS_SCHEMA, load_targets
-from tasks.load.yamlsrc import load_yaml_file
+from agentv.providers.errors import ConfigError, error_lines
+from agentv.tasks.load.config_file import CONFIG_SCHEMA, load_config
+from agentv.tasks.load.discover import walk_files
+from agentv.tasks.load.files import EVAL_SCHEMA
+from agentv.tasks.load.targets import TARGET_NAMES, TARGETS_SCHEMA, load_targets
+from agentv.tasks.load.yamlsrc import load_yaml_file
 
 SUFFIXES = (".yaml", ".yml", ".jsonl")
 KINDS = {EVAL_SCHEMA: "eval", TARGETS_SCHEMA: "targets", CONFIG_SCHEMA: "config"}
@@ -67,7 +67,7 @@ def infer_kind(path: Path, data) -> str | None:
         return "config"
     if isinstance(data, dict) and ("evalcases" in data or "cases" in data):
         return "eval"
-    from tasks.load.generation import is_v4_data
+    from agentv.tasks.load.generation import is_v4_data
     if is_v4_data(data):  # AgentV 4.x: no $schema, `tests:`
         return "eval"
     if schema is not None:
@@ -78,13 +78,13 @@ def infer_kind(path: Path, data) -> str | None:
 
 
 def _is_results(path: Path) -> bool:
-    from tasks.load.discover import _is_results as results
+    from agentv.tasks.load.discover import _is_results as results
     return results(path)
 
 
 def check_eval(path: Path, report: Report, strict: bool = False,
                allow_path: tuple[str, ...] = ()) -> None:
-    from tasks.plan.plan import EvalOptions, build_plan
+    from agentv.tasks.plan.plan import EvalOptions, build_plan
     build_plan(EvalOptions(paths=[str(path)], dry_run=True, strict=strict,
                            allow_path=list(allow_path)), warn=report.warnings.append)
 
@@ -93,7 +93,7 @@ def walk_picks(path: Path) -> bool:
     """What a directory walk checks: the eval files ``agentv eval DIR`` runs (as AgentV
     4.42.4 picks them: ``*.eval.yaml``, ``eval.yaml``, files under ``evals/``; v2 files;
     JSONL datasets, not results or fixtures), targets and config files."""
-    from tasks.load.discover import _looks_like_eval
+    from agentv.tasks.load.discover import _looks_like_eval
     if path.name in TARGET_NAMES or path.parent.name == ".agentv":
         return True
     if path.suffix != ".jsonl" and _sidecar_of(path) is not None:
@@ -148,7 +148,7 @@ def _check_agent_targets(targets) -> None:
     """Agent targets' settings (command templates, codex presets...) are checked here too:
     building the provider checks them without running anything. Which targets are agents
     is their provider's fact (``providers.registry.facts``)."""
-    from providers.registry import build_provider
+    from agentv.providers.registry import build_provider
     for name in targets.names():
         if not _is_agent(targets.entries[name].entry.get("provider")):
             continue
@@ -158,7 +158,7 @@ def _check_agent_targets(targets) -> None:
 
 
 def _is_agent(kind: object) -> bool:
-    from providers.registry import facts
+    from agentv.providers.registry import facts
     try:
         return isinstance(kind, str) and facts(kind).agent_prompt
     except ConfigError:  # an unknown provider: load_targets said so already
@@ -173,7 +173,7 @@ def _warn(report: Report, strict: bool, message: str) -> None:
 
 def validate_paths(paths: list[str], strict: bool = False,
                    allow_path: tuple[str, ...] | list[str] = ()) -> Report:
-    from tasks.load.boundary import check_allow_paths
+    from agentv.tasks.load.boundary import check_allow_paths
     allowed = tuple(check_allow_paths(list(allow_path)))
     report = Report()
     for f, explicit in collect_files(paths):

@@ -15,13 +15,13 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from pathlib import Path
 
-from providers.printable import html_text as escape
-from tasks.load.redact import redact
-from tasks.report.case_context import case_contexts
-from tasks.report.html import CSS, SCRIPT
-from tasks.report.matrix_view import matrix_section
-from tasks.report.runs import Run, load_runs
-from tasks.report.sections import (
+from agentv.providers.printable import html_text as escape
+from agentv.tasks.load.redact import redact
+from agentv.tasks.report.case_context import case_contexts
+from agentv.tasks.report.html import CSS, SCRIPT
+from agentv.tasks.report.matrix_view import matrix_section
+from agentv.tasks.report.runs import Run, load_runs
+from agentv.tasks.report.sections import (
     breakdown_tables,
     cases_section,
     plots,

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tasks.report.html import escape_text
+from agentv.tasks.report.html import escape_text
 
 
 @dataclass
@@ -34,10 +34,10 @@ def _context(case: Any) -> CaseContext:
 
 def case_contexts(case_keys: Any) -> dict[str, CaseContext]:
     """case file::eval_id → its context, from the eval files still on disk."""
-    from providers.errors import ConfigError
-    from tasks.load.boundary import allowed_roots
-    from tasks.load.discover import repo_root
-    from tasks.load.files import load_suite
+    from agentv.providers.errors import ConfigError
+    from agentv.tasks.load.boundary import allowed_roots
+    from agentv.tasks.load.discover import repo_root
+    from agentv.tasks.load.files import load_suite
     found: dict[str, CaseContext] = {}
     names = {str(k).split("::")[0] for k in case_keys if isinstance(k, str) and "::" in k}
     for name in sorted(names):

@@ -8,8 +8,8 @@ import json
 import re
 from typing import Any
 
-from tasks.report.case_context import CaseContext
-from tasks.report.html import escape_text, fmt, missing
+from agentv.tasks.report.case_context import CaseContext
+from agentv.tasks.report.html import escape_text, fmt, missing
 
 MAX_CASES = 3000
 MAX_TEXT = 20_000

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from providers.printable import html_text as escape
+from agentv.providers.printable import html_text as escape
 
 CSS = """body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:1200px;color:#222}
 h1{margin-bottom:.2rem}h2{margin-top:2rem;border-bottom:1px solid #ddd}

@@ -7,11 +7,10 @@ import json
 from importlib.resources import files
 from typing import Any
 
-from providers.printable import html_text as escape
-from providers.printable import printable
-
-from tasks.report.cases import case_anchor
-from tasks.report.runs import Column, Run, matrix
+from agentv.providers.printable import html_text as escape
+from agentv.providers.printable import printable
+from agentv.tasks.report.cases import case_anchor
+from agentv.tasks.report.runs import Column, Run, matrix
 
 
 def _cell(cell: dict[str, Any] | None, column: Column, eval_id: str, target: str) -> list | None:
@@ -59,4 +58,4 @@ def matrix_section(runs: list[Run]) -> str:
             "<p id='matrix-pager'><button class='prev'>‹ previous</button> "
             "<span class='where'></span> <button class='next'>next ›</button></p>"
             f"<script type='application/json' id='matrix-data'>{script_json(data)}</script>"
-            f"<script>{files('tasks.report').joinpath('matrix.js').read_text()}</script>")
+            f"<script>{files('agentv.tasks.report').joinpath('matrix.js').read_text()}</script>")

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evaluators.base import verdict_for
-from tasks.results.tally import Tally
+from agentv.evaluators.base import verdict_for
+from agentv.tasks.results.tally import Tally
 
 
 @dataclass
@@ -33,8 +33,8 @@ def run_labels(sources: list[str]) -> list[str]:
 
 
 def load_run(label: str, source: str) -> Run:
-    from tasks.results.frames import load_table
-    from tasks.results.run_meta import read_run_metadata
+    from agentv.tasks.results.frames import load_table
+    from agentv.tasks.results.run_meta import read_run_metadata
     rows = load_table(source).to_pylist()
     tally = Tally()
     for row in rows:
@@ -64,7 +64,7 @@ def case_cells(run: Run) -> dict[tuple[str, str], dict[str, Any]]:
 def matches_by_target(runs: list[Run]) -> bool:
     """Whether a case is (eval_id, target) rather than eval_id alone: the key ``agentv
     compare`` matches two files by (tasks.results.compare.match_keys), for every pair of runs."""
-    from tasks.results.compare import match_keys
+    from agentv.tasks.results.compare import match_keys
     return len(runs) > 1 and all("target" in match_keys(a.rows, b.rows)
                                  for a, b in zip(runs, runs[1:]))
 

@@ -5,19 +5,19 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
-from providers.printable import html_text as escape
-from tasks.report.cases import MAX_CASES, case_block
-from tasks.report.html import (
+from agentv.providers.printable import html_text as escape
+from agentv.tasks.report.case_context import CaseContext, answer_diff
+from agentv.tasks.report.cases import MAX_CASES, case_block
+from agentv.tasks.report.html import (
     bar_chart,
     filter_box,
     fmt,
     grouped_bar_chart,
     table,
 )
-from tasks.report.case_context import CaseContext, answer_diff
-from tasks.report.runs import Run, matches_by_target
-from tasks.results.measures import BIN_LABELS, OVERALL
-from tasks.results.trials import case_table
+from agentv.tasks.report.runs import Run, matches_by_target
+from agentv.tasks.results.measures import BIN_LABELS, OVERALL
+from agentv.tasks.results.trials import case_table
 
 
 def runs_summary(runs: list[Run], summaries: list[dict[str, Any]]) -> str:
@@ -44,7 +44,7 @@ def runs_summary(runs: list[Run], summaries: list[dict[str, Any]]) -> str:
 
 def run_links(runs: list[Run]) -> str:
     """Each run's link to the Prefect flow run that wrote it (when its Parquet file says)."""
-    from tasks.results.run_meta import FLOW_RUN_URL
+    from agentv.tasks.results.run_meta import FLOW_RUN_URL
     links = [f"<a href='{escape(run.meta[FLOW_RUN_URL])}' target='_blank' rel='noopener'>"
              f"{escape(run.label)}: Prefect flow run</a>" for run in runs
              if run.meta.get(FLOW_RUN_URL)]

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from evaluators.outcome4 import STATUS_VERDICTS
-from tasks.load.generation import FORMAT, FORMAT_KEY
+from agentv.evaluators.outcome4 import STATUS_VERDICTS
+from agentv.tasks.load.generation import FORMAT, FORMAT_KEY
 
 ORDER = ("timestamp", "test_id", "suite", "category", "conversation_id", "score", "target",
          "token_usage", "cost_usd", "duration_ms", "start_time", "end_time", "scores",

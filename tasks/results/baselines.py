@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from providers.errors import ConfigError
+from agentv.providers.errors import ConfigError
 
 INDEX = "index.jsonl"
 LOCAL = "local"  # the key's deployment part when the flow is called outside a deployment

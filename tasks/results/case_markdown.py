@@ -10,7 +10,7 @@ import json
 import re
 from typing import Any
 
-from providers.printable import printable
+from agentv.providers.printable import printable
 
 MAX_TEXT = 6000  # characters of one message, answer or trace event shown
 MAX_EVENTS = 60

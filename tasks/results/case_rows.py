@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tasks.results.problems import evaluator_problems
+from agentv.tasks.results.problems import evaluator_problems
 
 REASONING_CHARS = 200
 TEXT_CHARS = 160  # input, answer, expected outcome and each evaluator in the table

@@ -20,10 +20,10 @@ from __future__ import annotations
 from math import fsum, lgamma, log
 from typing import Any
 
-from providers.errors import ConfigError
-from tasks.results.frames import load_table
-from tasks.results.tally_pairs import KeyedScores, keyed
-from tasks.results.trials import bootstrap_ci
+from agentv.providers.errors import ConfigError
+from agentv.tasks.results.frames import load_table
+from agentv.tasks.results.tally_pairs import KeyedScores, keyed
+from agentv.tasks.results.trials import bootstrap_ci
 
 DEFAULT_THRESHOLD = 0.1
 RESAMPLES = 10_000

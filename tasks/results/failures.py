@@ -6,15 +6,14 @@ case's error, else its failing evaluator and that evaluator's reasoning or error
 (the worst), so a 20,000-case run that fails everywhere stays small."""
 from __future__ import annotations
 
-from providers.printable import printable
-
 import heapq
 import json
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from tasks.results.case_rows import short
-from tasks.results.problems import evaluator_problems
+from agentv.providers.printable import printable
+from agentv.tasks.results.case_rows import short
+from agentv.tasks.results.problems import evaluator_problems
 
 KEEP = 500
 

@@ -56,12 +56,12 @@ import json
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from evaluators.base import verdict_for
-from providers.errors import ConfigError
-from tasks.results.agentv4_rows import as_internal
-from tasks.load.redact import redact
-from tasks.results.parquet_file import ParquetStream
-from tasks.results.schema import (  # noqa: F401 - the schema is part of this module's API
+from agentv.evaluators.base import verdict_for
+from agentv.providers.errors import ConfigError
+from agentv.tasks.load.redact import redact
+from agentv.tasks.results.agentv4_rows import as_internal
+from agentv.tasks.results.parquet_file import ParquetStream
+from agentv.tasks.results.schema import (  # noqa: F401 - the schema is part of this module's API
     COLUMN_TYPES,
     COLUMNS,
     JSON_COLUMNS,

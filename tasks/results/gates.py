@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from tasks.load.gates import Gates
-from tasks.results.tally import Tally
+from agentv.tasks.load.gates import Gates
+from agentv.tasks.results.tally import Tally
 
 
 def check_gates(summary: dict[str, Any], gates: Gates, label: str = "") -> list[str]:

@@ -13,8 +13,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
-from tasks.load.redact import redact
-from tasks.results.measures import number
+from agentv.tasks.load.redact import redact
+from agentv.tasks.results.measures import number
 
 JUNIT_COLUMNS = ["eval_id", "dataset", "target", "trial", "score", "verdict", "error",
                  "latency_ms", "reasoning", "misses", "candidate_answer"]
@@ -83,7 +83,7 @@ def junit_xml(rows: list[dict[str, Any]]) -> str:
 
 def write_junit(results: str | Path, path: str | Path) -> Path:
     """JUnit XML of a results file (JSONL, YAML or Parquet) at ``path``."""
-    from tasks.results.frames import load_table
+    from agentv.tasks.results.frames import load_table
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     rows = load_table(results, columns=JUNIT_COLUMNS).to_pylist()

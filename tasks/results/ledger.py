@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from tasks.engine.jobs import Record, RunControl
-from tasks.results.problems import case_file, evaluator_problems
-from tasks.plan.resume import Finished
-from tasks.results.write import ResultWriter
+from agentv.tasks.engine.jobs import Record, RunControl
+from agentv.tasks.plan.resume import Finished
+from agentv.tasks.results.problems import case_file, evaluator_problems
+from agentv.tasks.results.write import ResultWriter
 
 
 class ThresholdCount:

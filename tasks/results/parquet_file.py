@@ -26,7 +26,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable
 
-from tasks.results.schema import COLUMNS, JSON_COLUMNS, TEXT_COLUMNS, arrow_schema
+from agentv.tasks.results.schema import COLUMNS, JSON_COLUMNS, TEXT_COLUMNS, arrow_schema
 
 # The writer keeps every row group's metadata until the footer (~30 bytes a record at 1,000
 # rows a group, ~57 at 500 plus ~5 MB at close for 100,000 records); a larger group holds

@@ -12,8 +12,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tasks.load.redact import redact
-from tasks.results.run_folder_stats import benchmark, grading, timing
+from agentv.tasks.load.redact import redact
+from agentv.tasks.results.run_folder_stats import benchmark, grading, timing
 
 UNSAFE = re.compile(r'[/\\:*?"<>|]')
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from providers.errors import ConfigError
+from agentv.providers.errors import ConfigError
 
 SCHEMA_VERSION = "2"  # 2: expected_outcome and the nested evaluators column
 REQUIRED_COLUMNS = ("eval_id", "score")
@@ -68,7 +68,8 @@ def read_parquet(path: Path, columns: list[str] | None):
 def _derived_verdict(table):
     """verdict where a foreign file has none: error, else pass/borderline/fail by score."""
     import pyarrow.compute as pc
-    from evaluators.base import BORDERLINE_THRESHOLD, PASS_THRESHOLD
+
+    from agentv.evaluators.base import BORDERLINE_THRESHOLD, PASS_THRESHOLD
     score = table.column("score")
     by_score = pc.if_else(pc.greater_equal(score, PASS_THRESHOLD), "pass",
                           pc.if_else(pc.greater_equal(score, BORDERLINE_THRESHOLD),

@@ -14,13 +14,13 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from tasks.load.redact import redact
-from tasks.results.case_rows import CASE_ROW_KEYS, case_row
-from tasks.results.failures import Failures
-from tasks.results.frames import iter_records, parquet_path_for, record_to_row
-from tasks.results.parquet_file import ParquetStream
-from tasks.results.run_folder import RunFolder
-from tasks.results.tally import Tally
+from agentv.tasks.load.redact import redact
+from agentv.tasks.results.case_rows import CASE_ROW_KEYS, case_row
+from agentv.tasks.results.failures import Failures
+from agentv.tasks.results.frames import iter_records, parquet_path_for, record_to_row
+from agentv.tasks.results.parquet_file import ParquetStream
+from agentv.tasks.results.run_folder import RunFolder
+from agentv.tasks.results.tally import Tally
 
 log = logging.getLogger("agentv.sink")
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from tasks.load.redact import redact
-from tasks.results.measures import BIN_LABELS
-from tasks.results.trials import shorten
+from agentv.tasks.load.redact import redact
+from agentv.tasks.results.measures import BIN_LABELS
+from agentv.tasks.results.trials import shorten
 
 
 def _histogram_md(counts: list[int]) -> list[str]:

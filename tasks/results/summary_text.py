@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from providers.printable import printable
-from tasks.results.measures import BIN_LABELS
-from tasks.results.trials import shorten
+from agentv.providers.printable import printable
+from agentv.tasks.results.measures import BIN_LABELS
+from agentv.tasks.results.trials import shorten
 
 
 def format_summary(summary: dict[str, Any], wall_s: float | None = None) -> str:

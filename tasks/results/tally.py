@@ -18,15 +18,15 @@ from __future__ import annotations
 import heapq
 import math
 import sys
-from fractions import Fraction
 from array import array
+from fractions import Fraction
 from typing import Any, NamedTuple
 
-from tasks.results.problems import evaluator_error_count
-from tasks.results.measures import exact_mean, exact_std, histogram, number
-from tasks.results.tally_cases import CaseColumns
-from tasks.results.tally_groups import Breakdown, evaluator_results
-from tasks.results.trials import NORMAL_FROM, CaseTrials, bootstrap_ci, trials_summary
+from agentv.tasks.results.measures import exact_mean, exact_std, histogram, number
+from agentv.tasks.results.problems import evaluator_error_count
+from agentv.tasks.results.tally_cases import CaseColumns
+from agentv.tasks.results.tally_groups import Breakdown, evaluator_results
+from agentv.tasks.results.trials import NORMAL_FROM, CaseTrials, bootstrap_ci, trials_summary
 
 
 class SuiteCounts:

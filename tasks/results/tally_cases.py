@@ -16,7 +16,7 @@ import zlib
 from array import array
 from typing import Any, Iterator, NamedTuple
 
-from tasks.load.offsets import Texts
+from agentv.tasks.load.offsets import Texts
 
 Key = tuple[str, str, str]  # (target, dataset, eval_id); target "" when a record had none
 

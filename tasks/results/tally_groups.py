@@ -13,7 +13,14 @@ import math
 from array import array
 from typing import Any
 
-from tasks.results.measures import BREAKDOWN_COLUMNS, NAN, OVERALL, exact_mean, exact_std, number
+from agentv.tasks.results.measures import (
+    BREAKDOWN_COLUMNS,
+    NAN,
+    OVERALL,
+    exact_mean,
+    exact_std,
+    number,
+)
 
 
 def _tokens(*values: Any) -> int:

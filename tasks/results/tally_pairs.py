@@ -7,8 +7,8 @@ from __future__ import annotations
 import math
 from typing import Any, Iterable
 
-from evaluators.base import PASS_THRESHOLD
-from tasks.results.measures import number
+from agentv.evaluators.base import PASS_THRESHOLD
+from agentv.tasks.results.measures import number
 
 Key = tuple[Any, ...]
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 from array import array
 from typing import Any, Iterable
 
-from evaluators.report import EvalReport, EvalResult, ReportStats, result_from_record
-from tasks.results.measures import exact_mean
+from agentv.evaluators.report import EvalReport, EvalResult, ReportStats, result_from_record
+from agentv.tasks.results.measures import exact_mean
 
 
 class SampleTally:

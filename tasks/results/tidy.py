@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tasks.results.frames import load_runs
-from tasks.results.schema import EVALUATOR_FIELDS
+from agentv.tasks.results.frames import load_runs
+from agentv.tasks.results.schema import EVALUATOR_FIELDS
 
 CASE_COLUMNS = ("run", "eval_id", "target", "trial")
 EVALUATOR_COLUMNS = tuple("evaluator" if f == "name" else f for f in EVALUATOR_FIELDS)
@@ -37,7 +37,8 @@ def load_evaluators(*paths: str | Path | list):
     case × evaluator (a case with no evaluator results has no row)."""
     import pandas as pd
     import pyarrow as pa
-    from providers.errors import ConfigError
+
+    from agentv.providers.errors import ConfigError
     if not paths:
         raise ConfigError("load_evaluators needs at least one results file")
     table = load_runs(paths, [*CASE_COLUMNS[1:], "verdict", "evaluators"])

@@ -23,13 +23,13 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from providers.errors import ConfigError
-from tasks.load.redact import redact, redact_obj
-from tasks.plan.outputs import check_format
-from tasks.results.agentv4_rows import written
+from agentv.providers.errors import ConfigError
+from agentv.tasks.load.redact import redact, redact_obj
+from agentv.tasks.plan.outputs import check_format
+from agentv.tasks.results.agentv4_rows import written
 
 if TYPE_CHECKING:
-    from tasks.results.sink import RunSink
+    from agentv.tasks.results.sink import RunSink
 
 class ResultsBusy(ConfigError):
     """Another process holds the lock on this results file."""

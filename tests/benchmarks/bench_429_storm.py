@@ -26,10 +26,10 @@ from aiohttp import web
 ROOT = Path(os.environ.get("AGENTV_ROOT") or Path(__file__).resolve().parents[2])
 sys.path.insert(0, str(ROOT))
 
-from providers.base import Request, Target  # noqa: E402
-from providers.limits import AimdWindow, LimitedProvider  # noqa: E402
-from providers.llm.retry import RetryingProvider, RetryPolicy  # noqa: E402
-from providers.registry import build_provider  # noqa: E402
+from agentv.providers.base import Request, Target  # noqa: E402
+from agentv.providers.limits import AimdWindow, LimitedProvider  # noqa: E402
+from agentv.providers.llm.retry import RetryingProvider, RetryPolicy  # noqa: E402
+from agentv.providers.registry import build_provider  # noqa: E402
 
 
 class StormStub:

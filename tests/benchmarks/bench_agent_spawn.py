@@ -26,8 +26,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from providers.agents.codex import CodexProvider  # noqa: E402
-from providers.base import Request, Target  # noqa: E402
+from agentv.providers.agents.codex import CodexProvider  # noqa: E402
+from agentv.providers.base import Request, Target  # noqa: E402
 from tests.agent_programs import build  # noqa: E402
 from tests.conftest import real_tool  # noqa: E402
 from tests.fakes import agent_api_stub, responses_stub  # noqa: E402

@@ -22,10 +22,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tasks.api.dataset import Dataset, Sample  # noqa: E402
-from tasks.api.eval_client import (collect_results, request_mailbox, result_mailbox,  # noqa: E402
-                               submit_dataset)
-from tasks.api.evalloop import EvalLoop  # noqa: E402
+from agentv.tasks.api.dataset import Dataset, Sample  # noqa: E402
+from agentv.tasks.api.eval_client import (  # noqa: E402
+    collect_results,
+    request_mailbox,
+    result_mailbox,
+    submit_dataset,
+)
+from agentv.tasks.api.evalloop import EvalLoop  # noqa: E402
 from tests.evalprog import Problem, program  # noqa: E402
 from tests.redis_server import redis_server  # noqa: E402
 
@@ -44,7 +48,7 @@ def redis_run(url: str, a: argparse.Namespace) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "EVALPROG_LATENCY_MS": str(a.latency_ms)}
     requests = request_mailbox(f"{url}#{name}-req", Problem, int)
     results = result_mailbox(f"{url}#{name}-res")
-    procs = [subprocess.Popen([sys.executable, "-m", "flows.cli.main", "worker", "--requests",
+    procs = [subprocess.Popen([sys.executable, "-m", "agentv", "worker", "--requests",
                                f"{url}#{name}-req", "--results", f"{url}#{name}-res",
                                "--program", "tests.evalprog:program", "--workers",
                                str(a.concurrency)], cwd=ROOT, env=env,

@@ -122,7 +122,7 @@ def cpu_at(samples: list[list[float]], when: float) -> float:
 def server_cpu_s(root: Path) -> float:
     """CPU seconds used so far by the background Prefect server (0 if unknown)."""
     sys.path.insert(0, str(root))
-    from flows.server import read_state
+    from agentv.flows.server import read_state
     pid = (read_state() or {}).get("pid")
     return (proc_cpu_s(pid) if isinstance(pid, int) else None) or 0.0
 
@@ -138,7 +138,7 @@ def run_route(route: str, args) -> dict:
         eval_file = make_suite(d, args.n, route, base, args.shared_slots)
         out = d / "results.jsonl"
         srv0 = server_cpu_s(args.root)
-        cmd = [PY, "-m", "flows.eval", str(eval_file), "--targets", str(d / "targets.yaml"),
+        cmd = [PY, "-m", "agentv.flows.eval", str(eval_file), "--targets", str(d / "targets.yaml"),
                "--workers", str(args.workers), "--out", str(out)]
         done = subprocess.run([PY, __file__, "--measure", *cmd], cwd=args.root,
                               capture_output=True, text=True,
@@ -196,7 +196,7 @@ def main() -> None:
     if unknown:
         p.error(f"unknown routes {sorted(unknown)} (known: {', '.join(ROUTES)})")
     sys.path.insert(0, str(args.root))
-    from flows.server import ensure_api
+    from agentv.flows.server import ensure_api
     ensure_api(lambda m: print(m, file=sys.stderr))
     print(f"N={args.n} W={args.workers} latency lognormal p50 {args.p50_ms:g} ms "
           f"p99 {args.p99_ms:g} ms, target + llm_judge per case, root {args.root}")

@@ -18,8 +18,8 @@ from pathlib import Path
 ROOT = Path(os.environ.get("AGENTV_ROOT") or Path(__file__).resolve().parents[2])
 sys.path.insert(0, str(ROOT))
 
-from tasks.report import write_report  # noqa: E402
-from tasks.results.write import ResultWriter  # noqa: E402
+from agentv.tasks.report import write_report  # noqa: E402
+from agentv.tasks.results.write import ResultWriter  # noqa: E402
 from tests.browser import Browser  # noqa: E402
 
 LIMIT_S = 2.0

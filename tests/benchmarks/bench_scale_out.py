@@ -26,8 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tests.benchmarks import scale_engines as engines  # noqa: E402
-from tests.benchmarks.scale_probe import (count_records, make_suite, prefect_server,  # noqa: E402
-                                          stub)
+from tests.benchmarks.scale_probe import count_records, make_suite, prefect_server, stub  # noqa: E402
 from tests.redis_server import redis_server  # noqa: E402
 
 ENGINES = ("dask", "shards", "evalloop")

@@ -54,7 +54,7 @@ def make_suite(d: Path, n: int, base_url: str | None, latency_ms: float) -> Path
 
 def server_cpu_s() -> float:
     """CPU seconds used so far by the background Prefect server (0 if unknown)."""
-    from flows.server import read_state
+    from agentv.flows.server import read_state
     state = read_state() or {}
     try:
         fields = Path(f"/proc/{state['pid']}/stat").read_text().rsplit(")", 1)[1].split()
@@ -90,7 +90,7 @@ def run_agentv(d: Path, eval_file: Path, workers: int, prefect_tasks: str = "bat
     log = d / "agentv.log"
     t0, mono0, epoch0 = time.perf_counter(), time.monotonic(), time.time()
     with open(log, "w") as fh:  # wait4: this run's own CPU and peak RSS, not the stub's
-        proc = subprocess.Popen([PY, "-m", "flows.eval", str(eval_file), "--targets",
+        proc = subprocess.Popen([PY, "-m", "agentv.flows.eval", str(eval_file), "--targets",
                                  str(d / "targets.yaml"), "--workers", str(workers), "--out",
                                  str(out), "--prefect-tasks", prefect_tasks], cwd=ROOT,
                                 stdout=fh, stderr=subprocess.STDOUT)
@@ -126,7 +126,7 @@ def start_stub(latency_ms: float, stub_args: list[str]) -> tuple[subprocess.Pope
 
 
 def bench(args) -> None:
-    from flows.server import ensure_api
+    from agentv.flows.server import ensure_api
     ensure_api(lambda m: print(m, file=sys.stderr))
     peaks = []
     for n in args.n:
@@ -173,11 +173,11 @@ def bench_one(args, n: int) -> float:
 
 
 def startup() -> None:
-    from flows.server import ensure_api
+    from agentv.flows.server import ensure_api
     ensure_api(lambda m: print(m, file=sys.stderr))
     example = ROOT / "data" / "examples" / "simple"
-    for label, cmd in (("--help", [PY, "-m", "flows.cli.main", "--help"]),
-                       ("validate", [PY, "-m", "flows.cli.main", "validate", str(example)])):
+    for label, cmd in (("--help", [PY, "-m", "agentv", "--help"]),
+                       ("validate", [PY, "-m", "agentv", "validate", str(example)])):
         times = []
         for _ in range(5):
             t0 = time.perf_counter()
@@ -187,7 +187,7 @@ def startup() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "r.jsonl"
         t0 = time.perf_counter()
-        proc = subprocess.Popen([PY, "-m", "flows.cli.main", "eval",
+        proc = subprocess.Popen([PY, "-m", "agentv", "eval",
                                  str(example / "evals" / "example.test.yaml"), "--dry-run",
                                  "--eval-id", "plain-greeting", "--out", str(out)], cwd=ROOT,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

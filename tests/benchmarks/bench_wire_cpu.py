@@ -22,8 +22,8 @@ from pathlib import Path
 ROOT = Path(os.environ.get("AGENTV_ROOT") or Path(__file__).resolve().parents[2])
 sys.path.insert(0, str(ROOT))
 
-from providers.base import Request, Target  # noqa: E402
-from providers.registry import build_provider  # noqa: E402
+from agentv.providers.base import Request, Target  # noqa: E402
+from agentv.providers.registry import build_provider  # noqa: E402
 
 ROUTES = {  # name: (kind, settings beyond key and base)
     "openai gpt-4o-mini": ("openai", {"model": "gpt-4o-mini", "temperature": 0.2,

@@ -67,7 +67,7 @@ def run_dask(d: Path, eval_file: Path, targets: Path, procs: int, conc: int,
                                      "--local-directory", str(d)], env, log))
         _wait_for("Starting established connection", log, procs)
         started = time.perf_counter()
-        proc = subprocess.run([PY, "-m", "flows.cli.main", "eval", str(eval_file), "--targets",
+        proc = subprocess.run([PY, "-m", "agentv", "eval", str(eval_file), "--targets",
                                str(targets), "--workers", str(procs * conc), "--out", str(out),
                                "--task-runner", "dask", "--dask-address", address],
                               cwd=ROOT, env=env, capture_output=True, text=True)
@@ -117,9 +117,13 @@ def run_shards(d: Path, eval_file: Path, targets: Path, procs: int, conc: int,
 
 def run_evalloop(d: Path, eval_file: Path, targets: Path, procs: int, conc: int,
                  probe: PrefectProbe | None, redis_url: str, n: int) -> tuple[float, list[Path]]:
-    from tasks.api.dataset import Dataset, Sample
-    from tasks.api.eval_client import (collect_results, request_mailbox, result_mailbox,
-                                       submit_dataset)
+    from agentv.tasks.api.dataset import Dataset, Sample
+    from agentv.tasks.api.eval_client import (
+        collect_results,
+        request_mailbox,
+        result_mailbox,
+        submit_dataset,
+    )
     name = f"bench-{uuid.uuid4().hex[:6]}"
     req_url, res_url = f"{redis_url}#{name}-req", f"{redis_url}#{name}-res"
     outs = [d / f"evalloop-{procs}-{i}.jsonl" for i in range(procs)]
@@ -128,9 +132,9 @@ def run_evalloop(d: Path, eval_file: Path, targets: Path, procs: int, conc: int,
     with ExitStack() as stack:
         log = d / f"evalloop-{procs}.log"
         for out in outs:
-            _stopping(stack, _spawn([PY, "-m", "flows.cli.main", "worker", "--requests", req_url,
+            _stopping(stack, _spawn([PY, "-m", "agentv", "worker", "--requests", req_url,
                                      "--results", res_url, "--program",
-                                     "evaluators.functions:contains", "--target", "bench",
+                                     "agentv.evaluators.functions:contains", "--target", "bench",
                                      "--targets", str(targets), "--workers", str(conc),
                                      "--out", str(out)], env, log))
         _wait_for("worker: polling", log, procs)

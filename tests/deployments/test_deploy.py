@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tasks.results.frames import load_results
+from agentv.tasks.results.frames import load_results
 from tests.conftest import EXAMPLE, ROOT, run_cli
 
 pytestmark = pytest.mark.slow  # end-to-end (docs/development.md: the fast subset)

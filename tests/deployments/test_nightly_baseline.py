@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tasks.results.baselines import find_baseline, read_index, run_key
+from agentv.tasks.results.baselines import find_baseline, read_index, run_key
 from tests.conftest import EXAMPLE, run_cli
 
 SUITE = str(EXAMPLE / "evals" / "example.test.yaml")
@@ -21,7 +21,7 @@ async def _nightly(out_dir: Path) -> tuple[object, object, list[str]]:
     from prefect.client.schemas.filters import LogFilter, LogFilterFlowRunId
     from prefect.logging.handlers import APILogWorker
 
-    from deployments.nightly import nightly_flow
+    from agentv.deployments.nightly import nightly_flow
     state = await nightly_flow(suites=[SUITE], dry_run=True, out_dir=str(out_dir),
                                return_state=True)
     result = await state.result()

@@ -18,15 +18,15 @@ from pathlib import Path
 
 import pytest
 
-from evaluators.llm_judge import LlmJudge
-from evaluators.rubric import RubricEvaluator, rubric_evaluator_for
-from evaluators.rubric_items import items_from
-from providers.base import Target
-from providers.mock import MockProvider
-from providers.llm.retry import RetryingProvider, RetryPolicy
-from tasks.plan.expand import Job, message_text
-from tasks.load.files import load_suite
-from tasks.engine.case_runner import CaseRunner, RunOptions, TargetRuntime
+from agentv.evaluators.llm_judge import LlmJudge
+from agentv.evaluators.rubric import RubricEvaluator, rubric_evaluator_for
+from agentv.evaluators.rubric_items import items_from
+from agentv.providers.base import Target
+from agentv.providers.llm.retry import RetryingProvider, RetryPolicy
+from agentv.providers.mock import MockProvider
+from agentv.tasks.engine.case_runner import CaseRunner, RunOptions, TargetRuntime
+from agentv.tasks.load.files import load_suite
+from agentv.tasks.plan.expand import Job, message_text
 from tests.conftest import SHARED
 from tests.stand_ins import STAND_INS, agent_trace, metrics_trace
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from providers.base import ConfigError
+from agentv.providers.base import ConfigError
 from tests.evaluator_helpers import make_ctx, run
 
 
@@ -124,8 +124,8 @@ def test_combinator_config_errors_point_at_the_member():
 def test_yaml_and_typed_combinators_share_one_rule(kind):
     """The same members give the same score and pass/fail through the YAML combinator and
     the typed function (both use evaluators.score.combine)."""
-    from evaluators import all_of, any_of, regex, tool_called
-    from evaluators.session import session_from_context
+    from agentv.evaluators import all_of, any_of, regex, tool_called
+    from agentv.evaluators.session import session_from_context
     ctx = make_ctx("Paris is the capital.", trace=[{"tool": "search"}])
     for members, typed in (
             ([{"type": "regex", "pattern": "Paris"}, {"type": "tool_called", "tool": "search"}],

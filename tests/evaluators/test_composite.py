@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from providers.base import ConfigError
+from agentv.providers.base import ConfigError
 from tests.evaluator_helpers import make_ctx, run
 
 JUDGE = {"score": 0.6, "hits": ["clear"], "misses": ["short"], "reasoning": "fine"}

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from providers.base import ConfigError
+from agentv.providers.base import ConfigError
 from tests.evaluator_helpers import make_ctx, run
 
 EXPECTED = {"invoice_number": "INV-1", "invoice_date": "15-JAN-2025", "currency": "USD",

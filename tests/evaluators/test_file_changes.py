@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from evaluators.base import EvalContext
-from evaluators.registry import build_evaluator
-from providers.agents import file_changes
+from agentv.evaluators.base import EvalContext
+from agentv.evaluators.registry import build_evaluator
+from agentv.providers.agents import file_changes
 
 
 @pytest.fixture

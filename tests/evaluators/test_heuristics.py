@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from evaluators.heuristics import error_line
-from providers.base import ConfigError
+from agentv.evaluators.heuristics import error_line
+from agentv.providers.base import ConfigError
 from tests.evaluator_helpers import make_ctx, run
 
 PY_TRACE = 'Traceback (most recent call last):\n  File "app.py", line 3, in <module>\n' \

@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 from aiohttp import web
 
-from evaluators.base import EvalContext, run_evaluator
-from evaluators.registry import build_evaluator
-from providers.base import Target
-from providers.llm.openai import OpenAIHTTPProvider
-from providers.llm.retry import RetryingProvider, RetryPolicy
+from agentv.evaluators.base import EvalContext, run_evaluator
+from agentv.evaluators.registry import build_evaluator
+from agentv.providers.base import Target
+from agentv.providers.llm.openai import OpenAIHTTPProvider
+from agentv.providers.llm.retry import RetryingProvider, RetryPolicy
 
 VERDICT = {"score": 0.9, "hits": ["names Paris"], "misses": [], "reasoning": "right"}
 KINDS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {  # config, a valid reply

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from providers.base import Target
-from providers.llm.openai import OpenAIHTTPProvider
-from providers.llm.retry import RetryingProvider, RetryPolicy
-from tasks.engine.case_runner import TargetRuntime
-from tasks.engine.runtime import close_runtimes
-from tests.stub_llm import start_stub
+from agentv.providers.base import Target
+from agentv.providers.llm.openai import OpenAIHTTPProvider
+from agentv.providers.llm.retry import RetryingProvider, RetryPolicy
+from agentv.tasks.engine.case_runner import TargetRuntime
+from agentv.tasks.engine.runtime import close_runtimes
 from tests import REPO
+from tests.stub_llm import start_stub
 
 GOOD = json.dumps({"rating": "good", "reason": "clear"})
 
@@ -37,7 +37,7 @@ def targets_file(tmp_path: Path, base_url: str) -> str:
 
 
 def test_typed_judge_reuses_one_connection_and_closes_it(stub, tmp_path):
-    from flows.evals import categorical_judge
+    from agentv.flows.evals import categorical_judge
     base_url, server = stub
     with categorical_judge(target="judge", targets=targets_file(tmp_path, base_url)) as judge:
         scores = [judge(f"answer {i}", "expected") for i in range(4)]
@@ -58,7 +58,7 @@ def test_typed_judge_leaves_no_unclosed_session_at_exit(stub, tmp_path):
     base_url, _ = stub
     script = textwrap.dedent(f"""
         import gc
-        from flows.evals import categorical_judge
+        from agentv.flows.evals import categorical_judge
         judge = categorical_judge(target="judge", targets={targets_file(tmp_path, base_url)!r})
         for i in range(3):
             assert judge("answer", "expected").passed
@@ -84,7 +84,7 @@ def test_close_runtimes_closes_judges_once(stub):
                 "b": TargetRuntime("b", RetryingProvider(agent_p, no_retry), False, shared_judge)}
 
     async def go():
-        from providers.base import Request
+        from agentv.providers.base import Request
         await runtimes["a"].provider.invoke(Request(eval_id="c", question="2 + 2"))
         await shared_judge.invoke(Request(eval_id="c", question="judge this", purpose="judge"))
         opened = [s for p in (agent_p, judge_p) for s in p._sessions.values()]
@@ -98,9 +98,9 @@ def test_close_runtimes_closes_judges_once(stub):
 def test_a_typed_judge_calls_its_provider_with_the_callers_secrets():
     """The portal's loop runs on its own thread; the call still scrubs with the registry of
     the code that called the judge (a run's, a client's)."""
-    from evaluators.rating import CategoricalJudgeFn
-    from providers import secrets
-    from providers.base import Response
+    from agentv.evaluators.rating import CategoricalJudgeFn
+    from agentv.providers import secrets
+    from agentv.providers.base import Response
 
     class Reflecting:  # cuts what it reports as the wire clients cut an error body
         name, kind = "judge", "reflecting"

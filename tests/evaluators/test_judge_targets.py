@@ -7,13 +7,13 @@ import textwrap
 
 import pytest
 
-from evaluators.base import EvalContext, run_evaluator, weighted_score, verdict_for
-from evaluators.code import CodeJudge
-from evaluators.judge_call import BrokenReply
-from evaluators.llm_judge import LlmJudge, parse_verdict
-from evaluators.registry import build_evaluator
-from providers.base import ConfigError, Target
-from providers.mock import MockProvider
+from agentv.evaluators.base import EvalContext, run_evaluator, verdict_for, weighted_score
+from agentv.evaluators.code import CodeJudge
+from agentv.evaluators.judge_call import BrokenReply
+from agentv.evaluators.llm_judge import LlmJudge, parse_verdict
+from agentv.evaluators.registry import build_evaluator
+from agentv.providers.base import ConfigError, Target
+from agentv.providers.mock import MockProvider
 
 
 def ctx_with_judge(reply) -> EvalContext:
@@ -137,7 +137,7 @@ def test_evaluator_config_errors():
 
 
 def test_dry_run_mock_judge_answers_rubric_prompts():
-    from evaluators.rubric import RubricEvaluator
+    from agentv.evaluators.rubric import RubricEvaluator
     ctx = ctx_with_judge(None)
     ctx.judge = MockProvider(Target(name="judge", provider="mock"))  # no canned reply
     ctx.rubrics = [{"id": "names-bug", "description": "names the bug", "weight": 2},

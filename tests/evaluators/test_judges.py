@@ -6,10 +6,10 @@ import textwrap
 
 import pytest
 
-from evaluators import Score
-from evaluators.python_eval import PythonEvaluator
-from evaluators.base import run_evaluator
-from providers.base import ConfigError
+from agentv.evaluators import Score
+from agentv.evaluators.base import run_evaluator
+from agentv.evaluators.python_eval import PythonEvaluator
+from agentv.providers.base import ConfigError
 from tests.evaluator_helpers import make_ctx, run
 
 
@@ -48,7 +48,7 @@ def test_categorical_needs_a_judge():
 @pytest.fixture
 def checks_module(tmp_path):
     (tmp_path / "suite_checks.py").write_text(textwrap.dedent("""
-        from evaluators import Score
+        from agentv.evaluators import Score
 
         def polite(output, expected):
             return Score(1.0 if "please" in output else 0.0, "please" in output, "politeness")

@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from evaluators.base import EvaluatorResult, weighted_score
-from evaluators.score import Score, as_score
+from agentv.evaluators.base import EvaluatorResult, weighted_score
+from agentv.evaluators.score import Score, as_score
 from tests.evaluator_helpers import make_ctx, run
 
 NON_FINITE = ["NaN", "Infinity", "-Infinity"]

@@ -1,10 +1,10 @@
 """A 4.x case's score and execution status (AgentV 4.42.4's orchestrator rules)."""
 from __future__ import annotations
 
-from evaluators.base import EvaluatorResult
-from evaluators.gated import Gated
-from evaluators.outcome4 import case_outcome, grader_verdict
-from evaluators.text_assertions import Contains
+from agentv.evaluators.base import EvaluatorResult
+from agentv.evaluators.gated import Gated
+from agentv.evaluators.outcome4 import case_outcome, grader_verdict
+from agentv.evaluators.text_assertions import Contains
 
 
 def res(name: str, score: float, weight: float = 1.0, type_: str = "contains", **kw):

@@ -5,10 +5,10 @@ import textwrap
 
 import pytest
 
-from evaluators.base import Evaluator, EvaluatorResult
-from evaluators.registry import EVALUATORS, build_evaluator, evaluator_class, known_types
-from providers.base import ConfigError
-from tasks.load.files import load_suite
+from agentv.evaluators.base import Evaluator, EvaluatorResult
+from agentv.evaluators.registry import EVALUATORS, build_evaluator, evaluator_class, known_types
+from agentv.providers.base import ConfigError
+from agentv.tasks.load.files import load_suite
 
 
 @pytest.mark.parametrize("kind", sorted(EVALUATORS))

@@ -6,9 +6,9 @@ import asyncio
 
 import pytest
 
-from evaluators.base import run_evaluator
-from evaluators.rubric import rubric_evaluator_for
-from providers.base import ConfigError
+from agentv.evaluators.base import run_evaluator
+from agentv.evaluators.rubric import rubric_evaluator_for
+from agentv.providers.base import ConfigError
 from tests.evaluator_helpers import make_ctx, run
 
 ANSWER = "Quicksort picks a pivot, partitions, recurses. Average O(n log n)."
@@ -125,7 +125,7 @@ def test_rubric_type_uses_case_rubrics_when_it_has_none():
 
 def test_rubric_type_with_its_own_items_and_unknown_key_warning():
     warnings: list[str] = []
-    from evaluators.registry import build_evaluator
+    from agentv.evaluators.registry import build_evaluator
     evaluator = build_evaluator({"type": "rubric", "rubrics": [
         {"id": "x", "description": "X", "colour": "red"}]}, where="s.yaml:3", warn=warnings.append)
     assert warnings and "colour" in warnings[0]

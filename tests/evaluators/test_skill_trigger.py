@@ -5,9 +5,9 @@ import asyncio
 
 import pytest
 
-from evaluators.base import EvalContext
-from evaluators.skill_trigger import SkillTrigger
-from providers.trace import TraceEvent
+from agentv.evaluators.base import EvalContext
+from agentv.evaluators.skill_trigger import SkillTrigger
+from agentv.providers.trace import TraceEvent
 
 
 def run(evaluator: SkillTrigger, calls: list[TraceEvent]):

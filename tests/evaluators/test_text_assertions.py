@@ -6,10 +6,21 @@ import asyncio
 
 import pytest
 
-from evaluators.base import EvalContext
-from evaluators.text_assertions import (Contains, ContainsAll, ContainsAny, EndsWith, Equals,
-                                        Icontains, IcontainsAll, IcontainsAny, IsJson, Regex,
-                                        StartsWith, js_regex)
+from agentv.evaluators.base import EvalContext
+from agentv.evaluators.text_assertions import (
+    Contains,
+    ContainsAll,
+    ContainsAny,
+    EndsWith,
+    Equals,
+    Icontains,
+    IcontainsAll,
+    IcontainsAny,
+    IsJson,
+    Regex,
+    StartsWith,
+    js_regex,
+)
 
 
 def run(evaluator, answer: str):

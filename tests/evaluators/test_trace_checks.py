@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from providers.base import ConfigError
+from agentv.providers.base import ConfigError
 from tests.evaluator_helpers import make_ctx, run
 
 RESEARCH = [{"tool": "knowledgeSearch", "input": {"q": "rest"}, "duration_ms": 30},

@@ -7,14 +7,30 @@ import sys
 
 import pytest
 
-from evaluators import (Score, adapt, all_of, all_tools_succeeded, any_of, categorical_judge,
-                        contains, exact_match, is_json, is_session_aware, json_subset, regex,
-                        token_usage_under, tool_call_count, tool_called, tool_not_called,
-                        trace_contains, within_tolerance)
-from evaluators.judge_call import JudgeError
-from evaluators.session import SessionView, session_from_context
-from providers.base import Usage
-from providers.trace import events_from_dicts
+from agentv.evaluators import (
+    Score,
+    adapt,
+    all_of,
+    all_tools_succeeded,
+    any_of,
+    categorical_judge,
+    contains,
+    exact_match,
+    is_json,
+    is_session_aware,
+    json_subset,
+    regex,
+    token_usage_under,
+    tool_call_count,
+    tool_called,
+    tool_not_called,
+    trace_contains,
+    within_tolerance,
+)
+from agentv.evaluators.judge_call import JudgeError
+from agentv.evaluators.session import SessionView, session_from_context
+from agentv.providers.base import Usage
+from agentv.providers.trace import events_from_dicts
 from tests.evaluator_helpers import make_ctx, mock_judge
 
 

@@ -16,7 +16,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-from providers.process.supervision import supervised  # noqa: E402
+from agentv.providers.process.supervision import supervised  # noqa: E402
 
 tag, ready, threads = sys.argv[1], sys.argv[2], int(sys.argv[3])
 forker = [sys.executable, os.path.join(os.path.dirname(__file__), "forker.py"), tag, ready, "hang"]

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tasks.plan.plan import file_worker_caps
-from tasks.plan.resume import load_finished, repair_torn_tail
+from agentv.tasks.plan.plan import file_worker_caps
+from agentv.tasks.plan.resume import load_finished, repair_torn_tail
 from tests.conftest import ROOT
 
 
@@ -32,7 +32,7 @@ def make_suite(tmp_path: Path, n: int, delay_ms: int, response: str | None = Non
 
 def start(args: list[str], cwd: Path) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.Popen([sys.executable, "-m", "flows.cli.main", *args], cwd=cwd, env=env,
+    return subprocess.Popen([sys.executable, "-m", "agentv", *args], cwd=cwd, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
@@ -118,8 +118,8 @@ def test_torn_tail_repair(tmp_path):
 
 @pytest.mark.parametrize("value", ["0", "51", "-1", "abc"])
 def test_worker_validation(value):
-    from tasks.plan.plan import parse_workers
-    from providers.base import ConfigError
+    from agentv.providers.base import ConfigError
+    from agentv.tasks.plan.plan import parse_workers
     with pytest.raises(ConfigError):
         parse_workers(value)
 
@@ -277,7 +277,7 @@ def test_file_size_limit_ends_with_one_error_line_and_a_resumable_file(prefect_a
     def small_files() -> None:
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.run([sys.executable, "-m", "flows.cli.main", "eval", str(f),
+    proc = subprocess.run([sys.executable, "-m", "agentv", "eval", str(f),
                            "--out", str(out)],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=180,
                           preexec_fn=small_files)

@@ -15,9 +15,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 SCRIPT = """
-from evaluators import exact_match
-from flows.dataset import run_dataset
-from tasks.api.dataset import Dataset, Sample
+from agentv.evaluators import exact_match
+from agentv.flows.dataset import run_dataset
+from agentv.tasks.api.dataset import Dataset, Sample
 report = run_dataset(Dataset((Sample("1", "hi", "HI"), Sample("2", "yo", "no"))), str.upper,
                      exact_match, out={out!r}, name="typed-on-server")
 print("pass rate", report.pass_rate)

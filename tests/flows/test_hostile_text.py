@@ -7,11 +7,11 @@ import json
 
 import pytest
 
-from flows.cli.console import format_problems
-from flows.cli.argv import expand_optional_values
-from providers.printable import html_text, printable
-from tasks.plan.resume import resolve_resume_path
-from tasks.results.summary_text import format_summary
+from agentv.flows.cli.argv import expand_optional_values
+from agentv.flows.cli.console import format_problems
+from agentv.providers.printable import html_text, printable
+from agentv.tasks.plan.resume import resolve_resume_path
+from agentv.tasks.results.summary_text import format_summary
 
 HOSTILE = "c1\x1b[2K\rPASS all good\nfake\u202e"
 RAW = ("\x1b", "\r", "\u202e")

@@ -13,10 +13,9 @@ from uuid import UUID
 
 import pytest
 
-from flows.prune import DEFAULT_RETENTION_DAYS, parse_age, prune_flow_runs, retention_env
-from providers.errors import ConfigError
+from agentv.flows.prune import DEFAULT_RETENTION_DAYS, parse_age, prune_flow_runs, retention_env
+from agentv.providers.errors import ConfigError
 from tests.conftest import run_cli
-
 
 RUN_TWICE = """
 import time
@@ -55,9 +54,14 @@ def _two_flow_runs(api_url: str) -> tuple[UUID, datetime, UUID]:
 
 async def _kept(run_ids):
     from prefect.client.orchestration import get_client
-    from prefect.client.schemas.filters import (ArtifactFilter, ArtifactFilterFlowRunId,
-                                                FlowRunFilter, FlowRunFilterId,
-                                                TaskRunFilter, TaskRunFilterFlowRunId)
+    from prefect.client.schemas.filters import (
+        ArtifactFilter,
+        ArtifactFilterFlowRunId,
+        FlowRunFilter,
+        FlowRunFilterId,
+        TaskRunFilter,
+        TaskRunFilterFlowRunId,
+    )
     async with get_client() as client:
         runs = await client.read_flow_runs(
             flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=run_ids)))
@@ -124,7 +128,7 @@ def test_ages_and_the_default_retention(monkeypatch):
 @pytest.mark.slow
 def test_agentv_starts_its_server_with_the_retention(tmp_path, monkeypatch):
     """The server agentv starts reads the retention (Prefect's settings of that process)."""
-    from flows import server
+    from agentv.flows import server
     monkeypatch.setenv("AGENTV_HOME", str(tmp_path))
     monkeypatch.setenv("AGENTV_SERVER_RETENTION_DAYS", "7")
     monkeypatch.delenv("PREFECT_API_URL", raising=False)

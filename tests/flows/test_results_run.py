@@ -15,8 +15,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tasks.results.frames import load_results
-from tasks.results.tidy import load_evaluators
+from agentv.tasks.results.frames import load_results
+from agentv.tasks.results.tidy import load_evaluators
 from tests.conftest import EXAMPLE, ROOT, run_cli
 
 pytestmark = pytest.mark.slow  # end-to-end (docs/development.md: the fast subset)

@@ -26,16 +26,20 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 
-from tests.stub_llm import start_stub
 from tests.loopback_app import serve_routes
+from tests.stub_llm import start_stub
 
 KEY = "sk-live-SECRET-0123456789abcdef"
 
 
 async def _flow_run_texts(flow_run_id: str) -> list[str]:
     from prefect.client.orchestration import get_client
-    from prefect.client.schemas.filters import (ArtifactFilter, ArtifactFilterFlowRunId,
-                                                LogFilter, LogFilterFlowRunId)
+    from prefect.client.schemas.filters import (
+        ArtifactFilter,
+        ArtifactFilterFlowRunId,
+        LogFilter,
+        LogFilterFlowRunId,
+    )
     async with get_client() as client:
         artifacts = await client.read_artifacts(
             artifact_filter=ArtifactFilter(flow_run_id=ArtifactFilterFlowRunId(any_=[flow_run_id])))
@@ -174,9 +178,14 @@ targets:
 
 async def prefect_texts(flow_run_id: str) -> list[str]:
     from prefect.client.orchestration import get_client
-    from prefect.client.schemas.filters import (ArtifactFilter, ArtifactFilterFlowRunId,
-                                                FlowRunFilter, FlowRunFilterId, LogFilter,
-                                                LogFilterFlowRunId)
+    from prefect.client.schemas.filters import (
+        ArtifactFilter,
+        ArtifactFilterFlowRunId,
+        FlowRunFilter,
+        FlowRunFilterId,
+        LogFilter,
+        LogFilterFlowRunId,
+    )
     async with get_client() as client:
         artifacts = await client.read_artifacts(
             artifact_filter=ArtifactFilter(flow_run_id=ArtifactFilterFlowRunId(any_=[flow_run_id])))
@@ -272,14 +281,14 @@ def test_configuration_errors_never_print_a_secret(tmp_path):
 @pytest.fixture
 def fresh_secrets():
     """A registry of the test's own (a run's), the registry of the test's context."""
-    from providers import secrets
+    from agentv.providers import secrets
     with secrets.scope(secrets.SecretRegistry()) as registry:
         yield registry
 
 
 def test_registry_masks_every_spelling_and_cuts_after_scrubbing(fresh_secrets):
-    from providers import secrets
-    from tasks.load.redact import redact, register, register_loose
+    from agentv.providers import secrets
+    from agentv.tasks.load.redact import redact, register, register_loose
     register(['k"ey/with+odd&chars-123'])
     register_loose(["8080", "true", "short", "gpt-4o-mini-long-enough"])
     assert redact(json.dumps({"a": 'k"ey/with+odd&chars-123'})) == '{"a": "***"}'
@@ -292,7 +301,7 @@ def test_registry_masks_every_spelling_and_cuts_after_scrubbing(fresh_secrets):
 
 
 def test_every_target_of_the_file_is_scanned_used_or_not():
-    from tasks.load.redact import targets_file_values
+    from agentv.tasks.load.redact import targets_file_values
     env = {"A_KEY": "value-of-a-key", "PLAIN": "plain-value-123", "TOK": "tok-value-1234"}
     entries = [
         {"name": "unused", "provider": "openai", "api_key": "${{ A_KEY }}", "model": "m"},
@@ -307,8 +316,8 @@ def test_every_target_of_the_file_is_scanned_used_or_not():
 
 def test_children_get_the_os_environment_and_what_they_declare(monkeypatch, tmp_path,
                                                                fresh_secrets):
-    from providers.process import environment
-    from tasks.load.discover import load_env_files
+    from agentv.providers.process import environment
+    from agentv.tasks.load.discover import load_env_files
     monkeypatch.setenv("OS_VAR", "os")
     (tmp_path / ".env").write_text("DOTENV_EXTRA=extra\nOS_VAR=dotenv-loses\nDECLARED=d\n")
     eval_file = tmp_path / "e.yaml"

@@ -26,13 +26,19 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
+from tests.flows.test_secrets import (  # noqa: F401
+    CANARY,
+    EchoServer,
+    fresh_secrets,
+    leaks,
+    prefect_texts,
+    write_project,
+)
 from tests.stub_llm import start_stub
-from tests.flows.test_secrets import (CANARY, EchoServer, fresh_secrets,  # noqa: F401
-                                      leaks, prefect_texts, write_project)
 
 FAILING_RUN = """
 import asyncio, json, sys
-from flows.pipeline import eval_flow
+from agentv.flows.pipeline import eval_flow
 state = asyncio.run(eval_flow(options={"paths": [sys.argv[1]], "targets": sys.argv[2]},
                               return_state=True))
 print(json.dumps({"flow_run_id": str(state.state_details.flow_run_id), "failed": state.is_failed(),
@@ -112,9 +118,9 @@ def test_no_canary_in_prefect_storage_after_failed_runs(cli, tmp_path):
 
 
 def test_an_exception_holding_a_secret_reaches_prefect_scrubbed(fresh_secrets):  # noqa: F811
-    from flows.scrubbed import scrub_errors
-    from providers.errors import ConfigError, ProviderError
-    from tasks.load.redact import register
+    from agentv.flows.scrubbed import scrub_errors
+    from agentv.providers.errors import ConfigError, ProviderError
+    from agentv.tasks.load.redact import register
     secret = "sk-unit-" + uuid.uuid4().hex
     register([secret])
 

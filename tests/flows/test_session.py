@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from evaluators import exact_match
-from flows.dataset import run_dataset
-from tasks.api.dataset import Dataset, Sample
+from agentv.evaluators import exact_match
+from agentv.flows.dataset import run_dataset
+from agentv.tasks.api.dataset import Dataset, Sample
 from tests.conftest import EXAMPLE, run_cli
 from tests.stub_llm import start_stub
 
@@ -41,8 +41,8 @@ def add_one(value: int) -> int:
 
 @pytest.mark.slow
 def test_nothing_of_three_runs_stays_alive(prefect_api, tmp_path):
-    import flows.distributed
-    import flows.pipeline
+    import agentv.flows.distributed
+    import agentv.flows.pipeline
     gc.collect()
     before = frozenset(id(o) for o in gc.get_objects() if type(o).__name__ in RUN_OBJECTS)
     for i in range(3):
@@ -51,10 +51,11 @@ def test_nothing_of_three_runs_stays_alive(prefect_api, tmp_path):
     assert _alive(*RUN_OBJECTS, besides=before) == []
     # Prefect's event loop thread keeps the contexts of some task runs (their arguments):
     # a session it still holds is an empty shell
-    from flows.session import RunSession
+    from agentv.flows.session import RunSession
     shells = [o for o in gc.get_objects() if isinstance(o, RunSession)]
     assert all(not hasattr(s, "plan") and not hasattr(s, "runtimes") for s in shells)
-    assert not hasattr(flows.pipeline, "RUNS") and not hasattr(flows.distributed, "_PLANS")
+    assert not hasattr(agentv.flows.pipeline, "RUNS")
+    assert not hasattr(agentv.flows.distributed, "_PLANS")
 
 
 @pytest.mark.slow
@@ -105,8 +106,8 @@ async def _task_run_tags(flow_run_id: str, at_least: int) -> dict[str, list[str]
 @pytest.mark.slow
 def test_case_mode_shows_every_case_and_writes_the_records_batch_mode_writes(prefect_api,
                                                                               tmp_path):
-    from flows.launch import run_eval
-    from tasks.plan.plan import EvalOptions
+    from agentv.flows.launch import run_eval
+    from agentv.tasks.plan.plan import EvalOptions
     suite = str(EXAMPLE / "evals" / "example.test.yaml")
     outcomes = {}
     for mode in ("batch", "case"):
@@ -226,9 +227,10 @@ def _start(args: list[str], cwd: Path):
     import os
     import subprocess
     import sys
+
     from tests.conftest import ROOT
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.Popen([sys.executable, "-m", "flows.cli.main", *args], cwd=cwd, env=env,
+    return subprocess.Popen([sys.executable, "-m", "agentv", *args], cwd=cwd, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
@@ -272,8 +274,8 @@ def test_ctrl_c_reaches_the_dask_workers_with_the_grace_period(prefect_api, tmp_
 
 @pytest.mark.slow
 def test_the_nightly_deployment_checks_its_prefect_tasks_parameter(tmp_path):
-    from deployments.nightly import PREFECT_YAML, check_deployment_file
-    from providers.errors import ConfigError
+    from agentv.deployments.nightly import PREFECT_YAML, check_deployment_file
+    from agentv.providers.errors import ConfigError
     from tests.conftest import ROOT
     assert "agentv-nightly" in check_deployment_file(PREFECT_YAML)
     text = PREFECT_YAML.read_text().replace("prefect_tasks: batch", "prefect_tasks: cases")
@@ -289,7 +291,7 @@ def test_a_dask_worker_rebuilds_the_plan_with_a_local_runs_concurrency(prefect_a
     options (validated as a local run's) runs at most 50 at once per batch. (It imports
     Prefect in this process: after the session's server is in its settings, else every
     later in-process Prefect client of this worker talks to a temporary server.)"""
-    from flows.distributed import remote_options
+    from agentv.flows.distributed import remote_options
     options = remote_options({"paths": ["e.yaml"], "workers": 128, "task_runner": "dask",
                               "dask_address": "tcp://127.0.0.1:8786"})
     assert options["workers"] == 50 and "task_runner" not in options

@@ -5,8 +5,8 @@ import asyncio
 
 import pytest
 
-from providers.base import ProviderError, Request, Response
-from providers.limits import AimdWindow, LimitedProvider, LocalSlots
+from agentv.providers.base import ProviderError, Request, Response
+from agentv.providers.limits import AimdWindow, LimitedProvider, LocalSlots
 
 
 class Clock:

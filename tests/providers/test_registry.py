@@ -8,10 +8,10 @@ import sys
 
 import pytest
 
-from providers import registry
-from providers.base import BaseProvider, ConfigError, Request, Response, Target
-from providers.base_settings import ProviderSettings
-from providers.facts import ProviderFacts
+from agentv.providers import registry
+from agentv.providers.base import BaseProvider, ConfigError, Request, Response, Target
+from agentv.providers.base_settings import ProviderSettings
+from agentv.providers.facts import ProviderFacts
 from tests.conftest import ROOT
 
 FAMILIES = {"mock": "mock", "openai": "llm", "azure": "llm", "azure-openai": "llm",
@@ -38,7 +38,7 @@ def test_every_kind_declares_its_facts():
 def test_agentv_agent_kinds_keep_agent_provider_request():
     """AgentV's agent providers (vscode-copilot included) record agent_provider_request;
     LLMs, the cli command, mock and a Python callable record lm_provider_request."""
-    from tasks.plan.expand import provider_request_record, writes_agent_request
+    from agentv.tasks.plan.expand import provider_request_record, writes_agent_request
     agents = {k for k, f in FAMILIES.items() if f == "agent"}
     assert {k for k in FAMILIES if writes_agent_request(k)} == agents
     assert not writes_agent_request("python") and not writes_agent_request("no-such-kind")
@@ -61,7 +61,7 @@ def test_agentv_provider_aliases_build_the_same_target(alias, kind):
 
 
 def test_validate_builds_every_agent_target_without_running_it(tmp_path):
-    from tasks.plan.validate import validate_paths
+    from agentv.tasks.plan.validate import validate_paths
     (tmp_path / "targets.yaml").write_text(
         "$schema: agentv-targets-v2\ntargets:\n"
         "  - name: copilot\n    provider: vscode-copilot\n"
@@ -100,8 +100,8 @@ def test_a_class_without_facts_gets_them_from_its_old_attributes():
 
 
 def test_a_providers_credentials_are_secret_once_its_target_is_used(monkeypatch):
-    from providers import secrets
-    from tasks.load.redact import register, secret_values
+    from agentv.providers import secrets
+    from agentv.tasks.load.redact import register, secret_values
     monkeypatch.setenv("CODEX_API_KEY", "codex-key-0123456789")
     secrets.clear()
     try:

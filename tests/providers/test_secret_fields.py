@@ -2,14 +2,14 @@
 yields for a validated model (nested models, ``${{ VAR }}``s, URLs' credentials)."""
 from __future__ import annotations
 
-from providers.secret_fields import model_secrets, secret_fields, url_secrets
+from agentv.providers.secret_fields import model_secrets, secret_fields, url_secrets
 
 
 def test_the_list_is_read_off_the_typed_models():
-    from evaluators.code import CodeJudge
-    from providers.agents.claude import ClaudeSettings
-    from providers.agents.cli_settings import CliSettings
-    from providers.llm.settings import OpenAISettings
+    from agentv.evaluators.code import CodeJudge
+    from agentv.providers.agents.claude import ClaudeSettings
+    from agentv.providers.agents.cli_settings import CliSettings
+    from agentv.providers.llm.settings import OpenAISettings
     assert set(secret_fields(OpenAISettings)) == {
         "api_key (secret)", "base_url (url)", "extra_headers (secret)"}
     assert "healthcheck.url (url)" in secret_fields(CliSettings)
@@ -29,8 +29,8 @@ def test_url_credentials_userinfo_and_query_values():
 
 
 def test_model_values_resolve_interpolations_and_walk_urls(monkeypatch):
-    from evaluators.code import CodeJudge
-    from providers.llm.settings import OpenAISettings
+    from agentv.evaluators.code import CodeJudge
+    from agentv.providers.llm.settings import OpenAISettings
     monkeypatch.setenv("JUDGE_VAR", "from-the-environment")
     judge = CodeJudge.model_validate({"script": "true", "env": {
         "GRADER_API_KEY": "literal-key-1", "REF": "${{ JUDGE_VAR }}",
@@ -45,8 +45,8 @@ def test_model_values_resolve_interpolations_and_walk_urls(monkeypatch):
 
 
 def test_a_code_judge_registers_its_env_with_the_run(tmp_path):
-    from evaluators.registry import build_evaluator
-    from providers import secrets
+    from agentv.evaluators.registry import build_evaluator
+    from agentv.providers import secrets
     with secrets.scope(secrets.SecretRegistry()) as registry:
         build_evaluator({"type": "code_judge", "script": "true",
                          "env": {"GRADER_API_KEY": "grader-key-123", "N": "8080"}},
@@ -55,8 +55,8 @@ def test_a_code_judge_registers_its_env_with_the_run(tmp_path):
 
 
 def test_url_valued_environment_variables_are_masked():
-    from providers import secrets
-    from tasks.load.redact import register_environment
+    from agentv.providers import secrets
+    from agentv.tasks.load.redact import register_environment
     with secrets.scope(secrets.SecretRegistry()) as registry:
         register_environment({"PREFECT_API_URL": "https://me:prefect-pass-1@p.example/api",
                               "REDIS_URL": "redis://:redis-pass-1@127.0.0.1:6379/0"})
@@ -65,8 +65,8 @@ def test_url_valued_environment_variables_are_masked():
 
 
 def test_a_mailbox_url_password_is_masked():
-    from providers import secrets
-    from tasks.api.mailbox_redis import split_url
+    from agentv.providers import secrets
+    from agentv.tasks.api.mailbox_redis import split_url
     with secrets.scope(secrets.SecretRegistry()) as registry:
         split_url("redis://:mailbox-pass-1@127.0.0.1:6379/0#requests")
         assert registry.scrub("mailbox-pass-1") == "***"

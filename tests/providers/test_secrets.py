@@ -9,9 +9,9 @@ import io
 import logging
 import threading
 
-from providers import secrets
-from providers.secrets import SecretRegistry
-from tasks.load.redact import RedactingFilter, ScrubbingStream
+from agentv.providers import secrets
+from agentv.providers.secrets import SecretRegistry
+from agentv.tasks.load.redact import RedactingFilter, ScrubbingStream
 
 
 def test_each_registry_masks_only_its_own_values():

@@ -3,9 +3,9 @@ tool calls counted as events, provider-reported usage/cost/duration merged over 
 trace's own sums."""
 from __future__ import annotations
 
-from providers.agents.output import parse_output, trace_summary
-from providers.base import Usage
-from providers.trace import TraceEvent
+from agentv.providers.agents.output import parse_output, trace_summary
+from agentv.providers.base import Usage
+from agentv.providers.trace import TraceEvent
 
 
 def test_nothing_reported_means_no_summary():

@@ -13,35 +13,35 @@ from typing import Any, Callable
 
 from pydantic import ValidationError
 
-from evaluators.base import Evaluator
-from evaluators.gated import Gated
-from evaluators.references import PathCheck, check_contained
-from providers.errors import ConfigError, ConfigErrors, ErrorCollector, did_you_mean
-from providers.lazyload import load_symbol
-from tasks.load.yamlsrc import LineDict, LineList
+from agentv.evaluators.base import Evaluator
+from agentv.evaluators.gated import Gated
+from agentv.evaluators.references import PathCheck, check_contained
+from agentv.providers.errors import ConfigError, ConfigErrors, ErrorCollector, did_you_mean
+from agentv.providers.lazyload import load_symbol
+from agentv.tasks.load.yamlsrc import LineDict, LineList
 
 TYPES = {
-    "contains": "evaluators.text_assertions:Contains",
-    "icontains": "evaluators.text_assertions:Icontains",
-    "contains-any": "evaluators.text_assertions:ContainsAny",
-    "contains-all": "evaluators.text_assertions:ContainsAll",
-    "icontains-any": "evaluators.text_assertions:IcontainsAny",
-    "icontains-all": "evaluators.text_assertions:IcontainsAll",
-    "starts-with": "evaluators.text_assertions:StartsWith",
-    "ends-with": "evaluators.text_assertions:EndsWith",
-    "equals": "evaluators.text_assertions:Equals",
-    "regex": "evaluators.text_assertions:Regex",
-    "is-json": "evaluators.text_assertions:IsJson",
-    "code-grader": "evaluators.code_grader:CodeGrader",
-    "latency": "evaluators.budgets:Latency",
-    "cost": "evaluators.budgets:Cost",
-    "token-usage": "evaluators.budgets:TokenUsage",
-    "execution-metrics": "evaluators.budgets:ExecutionMetrics",
-    "field-accuracy": "evaluators.fields:FieldAccuracy",
-    "tool-trajectory": "evaluators.trajectory4:ToolTrajectory4",
-    "llm-grader": "evaluators.llm_grader4:LlmGrader4",
-    "rubrics": "evaluators.rubric:RubricEvaluator",
-    "skill-trigger": "evaluators.skill_trigger:SkillTrigger",
+    "contains": "agentv.evaluators.text_assertions:Contains",
+    "icontains": "agentv.evaluators.text_assertions:Icontains",
+    "contains-any": "agentv.evaluators.text_assertions:ContainsAny",
+    "contains-all": "agentv.evaluators.text_assertions:ContainsAll",
+    "icontains-any": "agentv.evaluators.text_assertions:IcontainsAny",
+    "icontains-all": "agentv.evaluators.text_assertions:IcontainsAll",
+    "starts-with": "agentv.evaluators.text_assertions:StartsWith",
+    "ends-with": "agentv.evaluators.text_assertions:EndsWith",
+    "equals": "agentv.evaluators.text_assertions:Equals",
+    "regex": "agentv.evaluators.text_assertions:Regex",
+    "is-json": "agentv.evaluators.text_assertions:IsJson",
+    "code-grader": "agentv.evaluators.code_grader:CodeGrader",
+    "latency": "agentv.evaluators.budgets:Latency",
+    "cost": "agentv.evaluators.budgets:Cost",
+    "token-usage": "agentv.evaluators.budgets:TokenUsage",
+    "execution-metrics": "agentv.evaluators.budgets:ExecutionMetrics",
+    "field-accuracy": "agentv.evaluators.fields:FieldAccuracy",
+    "tool-trajectory": "agentv.evaluators.trajectory4:ToolTrajectory4",
+    "llm-grader": "agentv.evaluators.llm_grader4:LlmGrader4",
+    "rubrics": "agentv.evaluators.rubric:RubricEvaluator",
+    "skill-trigger": "agentv.evaluators.skill_trigger:SkillTrigger",
 }
 COMPOSITES = {"composite", "assert-set"}
 GATE_KEYS = {"name", "type", "weight", "required", "min_score", "negate"}
@@ -51,7 +51,7 @@ SCRIPT_SUFFIXES = (".ts", ".js", ".mts", ".mjs")
 
 def _errors(err: ValidationError, what: str, where: str) -> ConfigErrors:
     """Every error of a model, one line each."""
-    from providers.base_settings import describe_error
+    from agentv.providers.base_settings import describe_error
     return ConfigErrors([ConfigError(f"{describe_error(e)} ({what})", where,
                                      ".".join(str(p) for p in e.get("loc", ())) or None)
                          for e in err.errors()])
@@ -173,7 +173,7 @@ class AssertionBuilder:
         return config
 
     def composite(self, config: dict, line: int) -> Evaluator:
-        from evaluators.assert_set import AssertSet
+        from agentv.evaluators.assert_set import AssertSet
         members_raw = config.get("assertions", config.get("graders", config.get("evaluators")))
         members = self.build_list(members_raw, line, "assertions")
         if not members:
@@ -214,7 +214,7 @@ class AssertionBuilder:
                                                     "contain": self.contain})
         except ValidationError as err:
             raise _errors(err, f"assertion type '{kind}'", self.at(line)) from None
-        from evaluators.registry import check_references
+        from agentv.evaluators.registry import check_references
         check_references(evaluator, self.at(line), self.contain)
         extras = sorted((evaluator.model_extra or {}).keys())
         if extras and not getattr(cls, "extra_keys_are_config", False):

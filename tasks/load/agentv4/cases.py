@@ -15,16 +15,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from evaluators.base import Evaluator
-from providers.errors import ConfigError, ErrorCollector, did_you_mean
-from tasks.load.agentv4.assertions import AssertionBuilder
-from tasks.load.generation import FORMAT
-from tasks.load.agentv4.templating import interpolate_vars
-from tasks.load.agentv4.workspace import workspace_of
-from tasks.load.boundary import Boundary
-from tasks.load.eval_case import EvalCase
-from tasks.load.messages import parse_messages, resolve_file
-from tasks.load.yamlsrc import LineDict
+from agentv.evaluators.base import Evaluator
+from agentv.providers.errors import ConfigError, ErrorCollector, did_you_mean
+from agentv.tasks.load.agentv4.assertions import AssertionBuilder
+from agentv.tasks.load.agentv4.templating import interpolate_vars
+from agentv.tasks.load.agentv4.workspace import workspace_of
+from agentv.tasks.load.boundary import Boundary
+from agentv.tasks.load.eval_case import EvalCase
+from agentv.tasks.load.generation import FORMAT
+from agentv.tasks.load.messages import parse_messages, resolve_file
+from agentv.tasks.load.yamlsrc import LineDict
 
 TEST_KEYS = {"id", "input", "input_files", "criteria", "expected_outcome", "expected_output",
              "assertions", "assert", "rubrics", "execution", "vars", "metadata",

@@ -7,17 +7,17 @@ import os
 from pathlib import Path
 from typing import Any, Callable
 
-from providers.errors import ConfigError, ErrorCollector, did_you_mean
-from tasks.load.agentv4.assertions import AssertionBuilder
-from tasks.load.agentv4.cases import SuiteDefaults, parse_test
-from tasks.load.generation import FORMAT
-from tasks.load.agentv4.templating import interpolate_env
-from tasks.load.boundary import Boundary
-from tasks.load.agentv4.workspace import workspace_of
-from tasks.load.eval_case import EvalSuite, file_tags
-from tasks.load.gates import parse_gates
-from tasks.load.messages import guideline_patterns
-from tasks.load.yamlsrc import LineDict, LineList, load_yaml_file
+from agentv.providers.errors import ConfigError, ErrorCollector, did_you_mean
+from agentv.tasks.load.agentv4.assertions import AssertionBuilder
+from agentv.tasks.load.agentv4.cases import SuiteDefaults, parse_test
+from agentv.tasks.load.agentv4.templating import interpolate_env
+from agentv.tasks.load.agentv4.workspace import workspace_of
+from agentv.tasks.load.boundary import Boundary
+from agentv.tasks.load.eval_case import EvalSuite, file_tags
+from agentv.tasks.load.gates import parse_gates
+from agentv.tasks.load.generation import FORMAT
+from agentv.tasks.load.messages import guideline_patterns
+from agentv.tasks.load.yamlsrc import LineDict, LineList, load_yaml_file
 
 SUITE_KEYS = {"tests", "name", "description", "category", "version", "author", "tags",
               "license", "requires", "metadata", "governance", "execution", "target",
@@ -210,7 +210,7 @@ def external_tests(target: Path, where: str, boundary: Boundary,
     if not target.is_file():
         raise ConfigError(f"tests file not found: {target}", where, "tests")
     if target.suffix == ".jsonl":
-        from tasks.load.jsonl import read_cases
+        from agentv.tasks.load.jsonl import read_cases
         cases, lines = read_cases(target)
         return [(interpolate_env(obj, os.environ), str(target), n)
                 for obj, n in zip(cases, lines)]
@@ -230,7 +230,7 @@ def lowered(path: Path, data: Any, lines: list[int] | None, warn: Callable[[str]
             boundary: Boundary) -> EvalSuite | None:
     """The file as a 4.x suite, or None when it is a v2 file: a YAML mapping with ``tests``, or
     a JSONL file whose lines are 4.x tests (its ``<name>.yaml`` sidecar holds the suite keys)."""
-    from tasks.load.generation import is_v4_cases, is_v4_data
+    from agentv.tasks.load.generation import is_v4_cases, is_v4_data
     if lines is None:
         return load_v4_suite(path, data, warn, boundary) if is_v4_data(data) else None
     if not is_v4_cases(data.get("evalcases") or []):

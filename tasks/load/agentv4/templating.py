@@ -9,7 +9,7 @@ import json
 import re
 from typing import Any, Callable, Mapping
 
-from tasks.load.yamlsrc import LineDict, LineList
+from agentv.tasks.load.yamlsrc import LineDict, LineList
 
 ENV = re.compile(r"\$\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 WHOLE_ENV = re.compile(r"^\$\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$")

@@ -3,15 +3,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from providers.errors import ConfigError
-from tasks.load.boundary import Boundary, check_workspace
-from tasks.load.yamlsrc import LineDict
+from agentv.providers.errors import ConfigError
+from agentv.tasks.load.boundary import Boundary, check_workspace
+from agentv.tasks.load.yamlsrc import LineDict
 
 
 def workspace_of(raw: Any, where: str, base_dir: str, warn, boundary: Boundary) -> Any:
     """``workspace:`` as agentv's agent workspaces take it (template, repos, hooks); a shape they
     do not take (a path to a shared file, docker, other hooks) is a warning: not set up."""
-    from providers.agents.workspace_spec import parse_workspace
+    from agentv.providers.agents.workspace_spec import parse_workspace
     value = raw.get("workspace") if isinstance(raw, dict) else None
     if value is None:
         return None

@@ -10,9 +10,9 @@ import re
 
 import pytest
 
-from flows.artifacts.case_pages import PAGE_ROWS, POLL_S, CasePages
-from flows.artifacts.case_table import collected_tables
-from tasks.results.case_rows import FIRST, LAST
+from agentv.flows.artifacts.case_pages import PAGE_ROWS, POLL_S, CasePages
+from agentv.flows.artifacts.case_table import collected_tables
+from agentv.tasks.results.case_rows import FIRST, LAST
 
 
 def rows(n: int, start: int = 0) -> list[tuple]:

@@ -38,9 +38,14 @@ def suite(tmp_path):
 
 def read_back(run_id: str):
     from prefect.client.orchestration import get_client
-    from prefect.client.schemas.filters import (ArtifactFilter, ArtifactFilterFlowRunId,
-                                                FlowRunFilter, FlowRunFilterId, LogFilter,
-                                                LogFilterFlowRunId)
+    from prefect.client.schemas.filters import (
+        ArtifactFilter,
+        ArtifactFilterFlowRunId,
+        FlowRunFilter,
+        FlowRunFilterId,
+        LogFilter,
+        LogFilterFlowRunId,
+    )
 
     async def read():
         async with get_client() as client:

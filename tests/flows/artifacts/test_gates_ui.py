@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from providers.heuristic_judge import OFFLINE_LABEL
+from agentv.providers.heuristic_judge import OFFLINE_LABEL
 from tests.conftest import EXAMPLE
 
 EXAMPLE_EVAL = EXAMPLE / "evals" / "example.test.yaml"
@@ -216,22 +216,22 @@ def test_help_and_version(cli):
 
 
 def test_gate_and_summary_units():
-    from tasks.load.gates import Gates
-    from tasks.results.gates import check_gates
+    from agentv.tasks.load.gates import Gates
+    from agentv.tasks.results.gates import check_gates
     summary = {"total": 4, "mean": 0.5, "pass_rate": 0.25, "errors": 1, "evaluator_errors": 2}
     assert check_gates(summary, Gates()) == []
     assert check_gates(summary, Gates(fail_under=0.5, min_pass_rate=0.25)) == []
     assert check_gates(summary, Gates(fail_on_error=True)) == [
         "1 case error(s) and 2 evaluator error(s) with fail-on-error"]
     assert check_gates({"total": 0}, Gates(fail_under=0.1)) == ["no case ran"]
-    from flows.naming import artifact_key
+    from agentv.flows.naming import artifact_key
     long = artifact_key("cases", [f"Suite_{i}.Name" for i in range(20)], ["Azure GPT-4o"])
     assert KEY.match(long) and len(long) <= 90
     assert artifact_key("cases", ["My Suite"], ["gpt_4o"]) == "agentv-cases-my-suite-gpt-4o"
 
 
 def test_summary_markdown_shows_both_error_counts():
-    from tasks.results.summary_md import summary_markdown
+    from agentv.tasks.results.summary_md import summary_markdown
     text = summary_markdown({"total": 0, "errors": 0, "evaluator_errors": 0, "histogram": [0] * 5,
                              "top": [], "bottom": [], "notes": ["n1"],
                              "gate_failures": ["no case ran"]}, 1.234, {})

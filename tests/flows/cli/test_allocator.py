@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from flows.cli.allocator import ARROW_POOL, is_glibc
+from agentv.flows.cli.allocator import ARROW_POOL, is_glibc
 
 PROBE = textwrap.dedent("""
     import ctypes, sys
-    from flows.cli.allocator import fix_mmap_threshold
+    from agentv.flows.cli.allocator import fix_mmap_threshold
 
     class MallInfo2(ctypes.Structure):
         _fields_ = [(f, ctypes.c_size_t) for f in
@@ -72,8 +72,8 @@ def test_a_pool_the_user_chose_is_kept() -> None:
 
 
 def test_the_command_sets_them_before_anything_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
-    import flows.cli.allocator as allocator
-    import flows.cli.main as cli
+    import agentv.flows.cli.allocator as allocator
+    import agentv.flows.cli.main as cli
     calls: list[str] = []
     monkeypatch.setattr(allocator, "set_allocators", lambda: calls.append("set"))
     with pytest.raises(SystemExit):

@@ -1,7 +1,7 @@
 """The command line made ready for click (flows/cli/argv.py)."""
 from __future__ import annotations
 
-from flows.cli.argv import agentv_argv
+from agentv.flows.cli.argv import agentv_argv
 
 
 def test_agentv4s_eval_run_is_eval(tmp_path, monkeypatch):

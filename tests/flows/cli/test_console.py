@@ -3,7 +3,7 @@
 ``workspace_path``) and its hint about --keep-workspaces."""
 from __future__ import annotations
 
-from flows.cli.console import KeptWorkspaces
+from agentv.flows.cli.console import KeptWorkspaces
 
 
 def test_kept_workspaces_are_listed_with_the_hint():

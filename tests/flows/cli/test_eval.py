@@ -50,8 +50,9 @@ def test_example_dry_run_records_summary_and_flow_run(cli, tmp_path):
     assert "histogram" in proc.stdout and "wall time" in proc.stdout
     import re
     flow_run_id = re.search(r"flow-run/([0-9a-f-]{36})", proc.stdout).group(1)
-    from prefect.client.orchestration import get_client
     import asyncio
+
+    from prefect.client.orchestration import get_client
 
     async def read():
         async with get_client() as client:

@@ -9,13 +9,13 @@ import sys
 import click
 import typer
 
-from flows.cli.main import app
+from agentv.flows.cli.main import app
 from tests.conftest import ROOT
 
 # one interpreter prints every command's help (each a separate call of the agentv entry)
 PRINT_ALL = """\
 import sys
-from flows.cli.main import main
+from agentv.flows.cli.main import main
 for path in sys.argv[1:]:
     print("=== " + path, flush=True)
     try:

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from flows.cli.init import FILES
+from agentv.flows.cli.init import FILES
 from tests.conftest import run_cli
 
 

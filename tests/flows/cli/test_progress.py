@@ -15,7 +15,7 @@ def test_console_progress_counts_and_phases():
 
     from rich.console import Console
 
-    from flows.cli.console import WAITING, ProgressBar, format_problems
+    from agentv.flows.cli.console import WAITING, ProgressBar, format_problems
     buf = io.StringIO()
     bar = ProgressBar(enabled=True)
     bar.begin(Console(file=buf, force_terminal=True, width=160))
@@ -48,7 +48,7 @@ def test_progress_line_on_a_terminal_from_the_first_second(prefect_api, tmp_path
     from tests.conftest import ROOT
     master, slave = pty.openpty()
     env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"}
-    proc = subprocess.Popen([sys.executable, "-m", "flows.cli.main", "eval", str(EXAMPLE_EVAL),
+    proc = subprocess.Popen([sys.executable, "-m", "agentv", "eval", str(EXAMPLE_EVAL),
                              "--out", str(tmp_path / "r.jsonl")],
                             stdout=subprocess.PIPE, stderr=slave, stdin=subprocess.DEVNULL,
                             env=env, cwd=ROOT)

@@ -20,7 +20,7 @@ def records(path: Path) -> list[dict]:
 
 
 def run(*args: str, cwd: Path | None = None):
-    return run_cli(*args, cwd=cwd, module="flows.eval")
+    return run_cli(*args, cwd=cwd, module="agentv.flows.eval")
 
 
 def write_suite(folder: Path, n: int = 5, targets: str = "", meta: str = "",

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from providers import secrets
-from providers.base import ProviderError, Request
-from providers.trace import summarize
+from agentv.providers import secrets
+from agentv.providers.base import ProviderError, Request
+from agentv.providers.trace import summarize
 from tests.agent_programs import KEY, PROGRAMS, SHELL_TOOL, build, isolate
 from tests.fakes import agent_api_stub
 

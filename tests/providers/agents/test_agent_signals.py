@@ -14,9 +14,16 @@ import time
 import pytest
 import yaml
 
-from providers.process.reaper import descendants
-from tests.agent_programs import (KEY, PROGRAMS, background_sleep, left_in, provider_class,
-                                  settings, sleepers)
+from agentv.providers.process.reaper import descendants
+from tests.agent_programs import (
+    KEY,
+    PROGRAMS,
+    background_sleep,
+    left_in,
+    provider_class,
+    settings,
+    sleepers,
+)
 from tests.conftest import ROOT, real_tool
 from tests.fakes import agent_api_stub
 
@@ -25,7 +32,7 @@ pytestmark = pytest.mark.slow  # end-to-end (docs/development.md: the fast subse
 RUNNER = """
 import asyncio, sys
 from pathlib import Path
-from providers.base import Request
+from agentv.providers.base import Request
 from tests.agent_programs import build
 p = build("claude", sys.argv[1], Path(sys.argv[2]), timeout_seconds=120)
 asyncio.run(p.invoke(Request("hang", sys.argv[3])))
@@ -108,7 +115,7 @@ def test_agentv_eval_leaves_no_process_of_any_agent(prefect_api, tmp_path, tmp_p
     tmp.mkdir()
     env = {**os.environ, "TMPDIR": str(tmp), "PYTHONPATH": str(ROOT), "AGENT_STUB_KEY": KEY,
            "HOME": str(tmp_path_factory.getbasetemp() / "agent-home")}
-    proc = subprocess.Popen([sys.executable, "-m", "flows.cli.main",
+    proc = subprocess.Popen([sys.executable, "-m", "agentv",
                              *_suite(tmp_path, url, command)], env=env, cwd=tmp_path,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:

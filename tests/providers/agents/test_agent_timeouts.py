@@ -9,10 +9,18 @@ import time
 
 import pytest
 
-from providers import secrets
-from providers.base import ProviderTimeout, Request
-from tests.agent_programs import (KEY, PROGRAMS, background_sleep, build, isolate, left_in,
-                                  sleepers, watching)
+from agentv.providers import secrets
+from agentv.providers.base import ProviderTimeout, Request
+from tests.agent_programs import (
+    KEY,
+    PROGRAMS,
+    background_sleep,
+    build,
+    isolate,
+    left_in,
+    sleepers,
+    watching,
+)
 from tests.fakes import agent_api_stub
 
 pytestmark = pytest.mark.slow  # the real programs (docs/development.md: the fast subset)

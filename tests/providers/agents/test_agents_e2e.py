@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import SHARED
 from tests import TESTS
+from tests.conftest import SHARED
 
 pytestmark = pytest.mark.slow  # end-to-end (docs/development.md: the fast subset)
 

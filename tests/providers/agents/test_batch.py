@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from providers.base import ProviderError, ProviderTimeout, Request, Response, Target
-from providers.agents.cli import CliProvider
-from tasks.plan.plan import EvalOptions, build_plan
-from tasks.engine.case_runner import CaseRunner, RunOptions
-from tasks.engine.runtime import build_runtimes
+from agentv.providers.agents.cli import CliProvider
+from agentv.providers.base import ProviderError, ProviderTimeout, Request, Response, Target
+from agentv.tasks.engine.case_runner import CaseRunner, RunOptions
+from agentv.tasks.engine.runtime import build_runtimes
+from agentv.tasks.plan.plan import EvalOptions, build_plan
 from tests import TESTS
 
 FAKES = TESTS / "fakes"
@@ -121,8 +121,8 @@ def test_provider_without_batching_dispatches_per_case(tmp_path, caplog):
 
 @pytest.mark.slow
 def test_batching_targets_are_not_split_into_chunks(tmp_path, prefect_api):
-    from tasks.plan.batching import batches_of
-    from tasks.plan.expand import Job
+    from agentv.tasks.plan.batching import batches_of
+    from agentv.tasks.plan.expand import Job
     plan = build_plan(_suite(tmp_path, "  - name: b\n    provider: mock\n"))
     jobs = [Job(plan.jobs[0].case, "b", t) for t in range(25)]
     assert [len(b) for _, b in batches_of(jobs, 10)] == [10, 10, 5]

@@ -10,9 +10,9 @@ import os
 
 import pytest
 
-from providers.agents.claude import PRESETS, ClaudeProvider, ClaudeSettings
-from providers.base import ConfigError, Request, Target
-from providers.base_settings import parse_settings
+from agentv.providers.agents.claude import PRESETS, ClaudeProvider, ClaudeSettings
+from agentv.providers.base import ConfigError, Request, Target
+from agentv.providers.base_settings import parse_settings
 from tests.agent_programs import build, isolate
 from tests.fakes import agent_api_stub
 
@@ -75,7 +75,7 @@ def test_bad_settings_name_the_field(raw, field):
 def test_credentials_are_secret_fields():
     config = parse_settings(ClaudeSettings, {"api_key": "k-123456", "bearer_token": "t-654321"},
                             where="targets.yaml:4")
-    from providers.base_settings import secret_values
+    from agentv.providers.base_settings import secret_values
     assert sorted(secret_values(config)) == ["k-123456", "t-654321"]
 
 

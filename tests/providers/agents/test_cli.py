@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from providers.base import ConfigError, ProviderError, ProviderTimeout, Request, Target
-from providers.agents.cli import CliProvider
+from agentv.providers.agents.cli import CliProvider
+from agentv.providers.base import ConfigError, ProviderError, ProviderTimeout, Request, Target
 from tests import TESTS
 
 FAKES = TESTS / "fakes"
@@ -293,8 +293,8 @@ def test_placeholder_values_are_in_the_environment(tmp_path):
 def test_a_suite_workspace_is_the_commands_fresh_cwd_and_its_changes_are_recorded(tmp_path):
     """As AgentV runs a cli target for a suite with ``workspace: template:``: each case in a
     fresh copy of the template; edits, creations and deletions become ``file_changes``."""
-    from providers.agents.file_changes import changed_paths
-    from providers.agents.workspace_spec import parse_workspace
+    from agentv.providers.agents.file_changes import changed_paths
+    from agentv.providers.agents.workspace_spec import parse_workspace
     tpl = tmp_path / "tpl"
     tpl.mkdir()
     (tpl / "hello.txt").write_text("hello\n")

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from providers.base import ConfigError, ProviderError, ProviderTimeout, Request, Target
-from providers.agents.codex import APPROVAL_PRESETS, CodexProvider
-from providers.agents.codex_events import parse_stream
-from providers.trace import summarize
+from agentv.providers.agents.codex import APPROVAL_PRESETS, CodexProvider
+from agentv.providers.agents.codex_events import parse_stream
+from agentv.providers.base import ConfigError, ProviderError, ProviderTimeout, Request, Target
+from agentv.providers.trace import summarize
 from tests.agent_programs import background_sleep, sleepers, watching
 from tests.conftest import real_tool
 from tests.fakes import responses_stub
@@ -165,7 +165,7 @@ def test_unknown_or_removed_presets_are_configuration_errors(preset, message):
 
 
 def test_validate_rejects_a_bad_preset_before_any_run(tmp_path):
-    from tasks.plan.validate import validate_paths
+    from agentv.tasks.plan.validate import validate_paths
     (tmp_path / "targets.yaml").write_text(
         "$schema: agentv-targets-v2\ntargets:\n  - name: c\n    provider: codex\n"
         "    approval_preset: auto-edit\n")

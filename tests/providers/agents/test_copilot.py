@@ -9,9 +9,9 @@ import json
 
 import pytest
 
-from providers.agents.copilot import PRESETS, CopilotSettings
-from providers.base import ConfigError, Request
-from providers.base_settings import parse_settings
+from agentv.providers.agents.copilot import PRESETS, CopilotSettings
+from agentv.providers.base import ConfigError, Request
+from agentv.providers.base_settings import parse_settings
 from tests.agent_programs import KEY, build, isolate
 from tests.fakes import agent_api_stub
 

@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from providers.base import Request, Target
-from providers.agents.cli import CliProvider
+from agentv.providers.agents.cli import CliProvider
+from agentv.providers.base import Request, Target
 from tests.conftest import real_tool
 from tests.stub_llm import start_stub
 

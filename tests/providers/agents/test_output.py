@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tasks.plan.plan import EvalOptions, build_plan
-from tasks.engine.case_runner import CaseRunner, RunOptions
-from tasks.engine.runtime import build_runtimes, close_runtimes
+from agentv.tasks.engine.case_runner import CaseRunner, RunOptions
+from agentv.tasks.engine.runtime import build_runtimes, close_runtimes
+from agentv.tasks.plan.plan import EvalOptions, build_plan
 
 AGENTV = [{"role": "assistant", "content": "",
            "tool_calls": [{"tool": "search", "input": {"q": "rest"}, "output": "3 hits",
@@ -69,8 +69,8 @@ def test_summary_and_evaluators_see_the_same_calls(tmp_path, messages):
 
 
 def test_results_of_openai_calls_come_from_tool_messages():
-    from evaluators.session import message_tool_calls
-    from providers.agents.output import trace_from_messages
+    from agentv.evaluators.session import message_tool_calls
+    from agentv.providers.agents.output import trace_from_messages
     calls = trace_from_messages(OPENAI)
     assert [(c.name, c.arguments, c.result) for c in calls] == [("search", {"q": "rest"}, "3 hits")]
     assert message_tool_calls(CAMEL) == trace_from_messages(AGENTV)

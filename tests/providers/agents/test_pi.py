@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from providers.agents.pi import KEY_ENV, PRESETS, PiSettings, key_variable
-from providers.base import ConfigError, ProviderError, Request
-from providers.base_settings import parse_settings
+from agentv.providers.agents.pi import KEY_ENV, PRESETS, PiSettings, key_variable
+from agentv.providers.base import ConfigError, ProviderError, Request
+from agentv.providers.base_settings import parse_settings
 from tests.agent_programs import KEY, PI_PRICES, build, isolate, priced_pi
 from tests.fakes import agent_api_stub
 

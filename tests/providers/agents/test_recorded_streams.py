@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from providers.agents import claude, copilot, pi
-from providers.agents.events import AgentRun
-from providers.trace import summarize
+from agentv.providers.agents import claude, copilot, pi
+from agentv.providers.agents.events import AgentRun
+from agentv.providers.trace import summarize
 from tests.agent_programs import PI_PRICES, SHELL_TOOL
 
 FIXTURES = Path(__file__).parent / "fixtures"

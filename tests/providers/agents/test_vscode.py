@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from providers.base import ConfigError, ProviderError, ProviderTimeout, Request, Target
-from providers.registry import build_provider
-from providers.agents.vscode import VSCodeProvider
-from tasks.plan.plan import EvalOptions, build_plan
-from tests.conftest import real_tool
+from agentv.providers.agents.vscode import VSCodeProvider
+from agentv.providers.base import ConfigError, ProviderError, ProviderTimeout, Request, Target
+from agentv.providers.registry import build_provider
+from agentv.tasks.plan.plan import EvalOptions, build_plan
 from tests import TESTS
+from tests.conftest import real_tool
 
 FAKES = TESTS / "fakes"
 

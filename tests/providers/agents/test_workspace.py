@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from providers.agents.file_changes import changed_paths
-from providers.agents.workspace import open_workspace
-from providers.agents.workspace_spec import parse_workspace
-from providers.base import ConfigError, ProviderError, Request
+from agentv.providers.agents.file_changes import changed_paths
+from agentv.providers.agents.workspace import open_workspace
+from agentv.providers.agents.workspace_spec import parse_workspace
+from agentv.providers.base import ConfigError, ProviderError, Request
 
 
 def opened(request: Request, cwd: str | None = None):

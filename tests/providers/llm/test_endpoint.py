@@ -8,9 +8,9 @@ import base64
 
 import pytest
 
-from providers.base import ConfigError, Request, Target
-from providers.llm.endpoint import Endpoint
-from providers.registry import build_provider
+from agentv.providers.base import ConfigError, Request, Target
+from agentv.providers.llm.endpoint import Endpoint
+from agentv.providers.registry import build_provider
 from tests.providers.llm.test_routes import KEYS, WIRE, settings_for
 
 WIRES = ["openai", "azure", "anthropic", "gemini"]
@@ -68,8 +68,8 @@ def test_userinfo_is_sent_as_basic_auth(kind, wire_stub):
 
 
 def test_userinfo_and_an_openai_key_are_one_clear_error():
-    from providers.base_settings import parse_settings
-    from providers.llm.settings import OpenAISettings
+    from agentv.providers.base_settings import parse_settings
+    from agentv.providers.llm.settings import OpenAISettings
     with pytest.raises(ConfigError) as err:
         parse_settings(OpenAISettings, {"model": "m", "api_key": "sk-1234567890",
                                         "base_url": "http://u:pw-123456@127.0.0.1:9/v1"},

@@ -10,11 +10,11 @@ from typing import ClassVar
 
 import pytest
 
-from providers import registry
-from providers.base import ConfigError, Request, Target
-from providers.llm.litellm_route import llm_facts
-from providers.llm.openai import ChatCompletionsWire
-from providers.llm.settings import KindSpec, LLMSettings
+from agentv.providers import registry
+from agentv.providers.base import ConfigError, Request, Target
+from agentv.providers.llm.litellm_route import llm_facts
+from agentv.providers.llm.openai import ChatCompletionsWire
+from agentv.providers.llm.settings import KindSpec, LLMSettings
 
 KEY = "sk-acme-SECRET-0123456789"
 
@@ -71,10 +71,10 @@ def test_its_preflight_names_its_variables(acme, monkeypatch):
 
 
 def test_it_is_in_the_schema_the_docs_table_and_the_secrets(acme, monkeypatch):
-    from providers import secrets
-    from tasks.load.redact import register, secret_values
-    from tasks.plan.catalogue import provider_table
-    from tasks.plan.schema import targets_schema
+    from agentv.providers import secrets
+    from agentv.tasks.load.redact import register, secret_values
+    from agentv.tasks.plan.catalogue import provider_table
+    from agentv.tasks.plan.schema import targets_schema
     assert registry.facts("acme").secret_env == ("ACME_API_KEY",)
     assert ("| `acme` | LLM | Acme's chat completions (OpenAI's wire format) over agentv's own "
             "client. | `ACME_API_KEY` |") in provider_table()

@@ -7,9 +7,9 @@ import threading
 
 import pytest
 
-from providers.llm import prices
-from providers.base import Target
-from providers.registry import build_provider
+from agentv.providers.base import Target
+from agentv.providers.llm import prices
+from agentv.providers.registry import build_provider
 
 
 def _join_warmup() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import email.utils
 import time
 
-from providers.llm.errors import parse_retry_after
+from agentv.providers.llm.errors import parse_retry_after
 
 
 def test_milliseconds_seconds_and_dates():

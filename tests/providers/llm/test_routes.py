@@ -13,13 +13,13 @@ import time
 
 import pytest
 
-from providers.base import ConfigError, ProviderError, ProviderTimeout, Request, Target
-from providers.llm.cache import CachingProvider, ResponseCache
-from providers.registry import build_provider
-from providers.llm.retry import RetryingProvider, RetryPolicy
+from agentv.providers.base import ConfigError, ProviderError, ProviderTimeout, Request, Target
+from agentv.providers.llm.cache import CachingProvider, ResponseCache
+from agentv.providers.llm.retry import RetryingProvider, RetryPolicy
+from agentv.providers.registry import build_provider
+from tests import TESTS
 from tests.conftest import ROOT
 from tests.stub_llm import start_stub
-from tests import TESTS
 
 KINDS = ["openai", "azure", "anthropic", "gemini", "litellm"]
 # litellm's import alone costs seconds: its routes run in the full suite, not the fast subset
@@ -254,8 +254,8 @@ def test_20_percent_429s_at_16_workers_all_succeed(wire_stub):
 # ---------------------------------------------------------------- judge
 @pytest.mark.parametrize("kind", ROUTES)
 def test_llm_judge_through_each_provider(kind, wire_stub):
-    from evaluators.base import EvalContext, run_evaluator
-    from evaluators.registry import build_evaluator
+    from agentv.evaluators.base import EvalContext, run_evaluator
+    from agentv.evaluators.registry import build_evaluator
     judge = RetryingProvider(make_provider(kind, wire_stub), RetryPolicy(initial_delay_ms=10))
     ctx = EvalContext(eval_id="case-1", question="What is 2 + 3?", candidate_answer="5",
                       expected_outcome="says 5", judge=judge, judge_name=f"t-{kind}")
@@ -438,7 +438,7 @@ def test_unknown_model_cost_is_none_never_an_error(wire_stub):
 @pytest.mark.slow
 def test_importing_providers_does_not_import_litellm():
     code = ("import sys, providers.registry, providers.llm.litellm_route, providers.llm.cache, "
-            "providers.llm.settings, providers.llm.errors\n"
+            "agentv.providers.llm.settings, providers.llm.errors\n"
             "from providers.registry import build_provider\n"
             "from providers.base import Target\n"
             "build_provider(Target('t', 'openai', {'model': 'm'}))\n"

@@ -11,8 +11,8 @@ import asyncio
 
 import pytest
 
-from providers.base import Request, Target
-from providers.registry import build_provider
+from agentv.providers.base import Request, Target
+from agentv.providers.registry import build_provider
 
 KEY = "sk-replies-SECRET-0123456789"
 

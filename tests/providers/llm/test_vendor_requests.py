@@ -14,10 +14,10 @@ import logging
 
 import pytest
 
-from providers.base import Request, Target
-from providers.llm.anthropic import messages_shape
-from providers.llm.openai import chat_rules
-from providers.registry import build_provider
+from agentv.providers.base import Request, Target
+from agentv.providers.llm.anthropic import messages_shape
+from agentv.providers.llm.openai import chat_rules
+from agentv.providers.registry import build_provider
 
 KEY = "sk-vendor-SECRET-0123456789"
 SAMPLING = {"temperature": 0.2, "top_p": 0.9, "presence_penalty": 0.1, "frequency_penalty": 0.1}

@@ -15,12 +15,16 @@ import asyncio
 
 import pytest
 
-from providers.base import ProviderError, ProviderTimeout, Request, Target
-from providers.llm.cache import ResponseCache
-from providers.llm.litellm_route import (AnthropicProvider, AzureProvider, GeminiProvider,
-                                         OpenAIProvider)
-from providers.registry import build_provider
-from providers.llm.retry import RetryingProvider, RetryPolicy
+from agentv.providers.base import ProviderError, ProviderTimeout, Request, Target
+from agentv.providers.llm.cache import ResponseCache
+from agentv.providers.llm.litellm_route import (
+    AnthropicProvider,
+    AzureProvider,
+    GeminiProvider,
+    OpenAIProvider,
+)
+from agentv.providers.llm.retry import RetryingProvider, RetryPolicy
+from agentv.providers.registry import build_provider
 
 WIRES = ["openai", "azure", "anthropic", "gemini"]
 KEY = "sk-contract-SECRET-9876543210"
@@ -120,8 +124,9 @@ def expected_body(wire: str) -> dict:
 @pytest.mark.parametrize("wire", WIRES)
 def test_wire_contract(wire, wire_stub):
     mine, ref = own(wire, wire_stub), via_litellm(wire, wire_stub)
-    assert type(mine).__module__ in {"providers.llm.openai", "providers.llm.anthropic",
-                                     "providers.llm.gemini"}  # our client, not litellm
+    assert type(mine).__module__ in {"agentv.providers.llm.openai",
+                                     "agentv.providers.llm.anthropic",
+                                     "agentv.providers.llm.gemini"}  # our client, not litellm
     # 1. the exact request, and the same reply mapping as litellm's
     response, attempts = run(mine)
     reference, _ = run(ref)

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from providers.process.supervision import supervised
-from tests.providers.process.test_supervision import FORKER, gone, tagged, wait_ready
+from agentv.providers.process.supervision import supervised
 from tests import TESTS
+from tests.providers.process.test_supervision import FORKER, gone, tagged, wait_ready
 
 THREADED_PARENT = TESTS / "fakes" / "threaded_parent.py"
 

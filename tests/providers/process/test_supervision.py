@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from providers.base import ProviderTimeout, Request, Target
-from providers.agents.cli import CliProvider
-from providers.process.supervision import run_process
-from tests.conftest import ROOT
+from agentv.providers.agents.cli import CliProvider
+from agentv.providers.base import ProviderTimeout, Request, Target
+from agentv.providers.process.supervision import run_process
 from tests import TESTS
+from tests.conftest import ROOT
 
 FORKER = TESTS / "fakes" / "forker.py"
 
@@ -112,7 +112,7 @@ def agentv_run(tmp_path: Path, tag: str, timeout: float) -> tuple[list[str], Pat
              "execution": {"evaluators": [judge]},
              "evalcases": [{"id": "hang", "input": "q"}, {"id": "answer", "input": "q"}]}
     (tmp_path / "s.yaml").write_text(yaml.safe_dump(suite))
-    argv = [sys.executable, "-m", "flows.cli.main", "eval", str(tmp_path / "s.yaml"), "--out",
+    argv = [sys.executable, "-m", "agentv", "eval", str(tmp_path / "s.yaml"), "--out",
             str(tmp_path / "r.jsonl"), "--workers", "2",
             "--allow-path", str(FORKER.parent)]  # the judge script lives beside the tests
     return argv, ready

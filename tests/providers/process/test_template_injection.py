@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from providers.base import ConfigError, Request, Target
-from providers.agents.cli import CliProvider
+from agentv.providers.agents.cli import CliProvider
+from agentv.providers.base import ConfigError, Request, Target
 
 VALUES = [
     "$(touch pwned1)", "`touch pwned2`", "x; touch pwned3", "x && touch pwned4",

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from providers.agents.cli import CliProvider
-from providers.base import ConfigError, ProviderError, Request, Target
-from providers.process.template import CommandTemplate
+from agentv.providers.agents.cli import CliProvider
+from agentv.providers.base import ConfigError, ProviderError, Request, Target
+from agentv.providers.process.template import CommandTemplate
 
 # {V}: the placeholder; {LOCK}: a lock file; {MARK}: the marker a payload tries to create
 FINDING = [  # the shapes of issue 27's finding 1 (and the first 16 of its 26, from the tests)

@@ -9,14 +9,22 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from evaluators import (EvalReport, EvalResult, Score, all_of, contains, exact_match,
-                        tool_called, within_tolerance)
-from evaluators.registry import build_evaluator
-from evaluators.report import result_from_record
-from providers.base import ConfigError, Target
-from flows.dataset import run_dataset
-from tasks.api.dataset import Dataset, Sample
-from tasks.results.tally_samples import report_of
+from agentv.evaluators import (
+    EvalReport,
+    EvalResult,
+    Score,
+    all_of,
+    contains,
+    exact_match,
+    tool_called,
+    within_tolerance,
+)
+from agentv.evaluators.registry import build_evaluator
+from agentv.evaluators.report import result_from_record
+from agentv.flows.dataset import run_dataset
+from agentv.providers.base import ConfigError, Target
+from agentv.tasks.api.dataset import Dataset, Sample
+from agentv.tasks.results.tally_samples import report_of
 
 
 @dataclass(frozen=True)

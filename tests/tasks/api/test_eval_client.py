@@ -11,12 +11,17 @@ from typing import Iterator
 
 import pytest
 
-from evaluators import EvalResult, Score
-from tasks.api import eval_client
-from tasks.api.eval_client import (MailboxClient, collect_results, mailbox_client, open_mailbox,
-                                   result_mailbox)
-from tasks.api.mailbox_codec import JsonCodec
-from tasks.results.write import ResultWriter
+from agentv.evaluators import EvalResult, Score
+from agentv.tasks.api import eval_client
+from agentv.tasks.api.eval_client import (
+    MailboxClient,
+    collect_results,
+    mailbox_client,
+    open_mailbox,
+    result_mailbox,
+)
+from agentv.tasks.api.mailbox_codec import JsonCodec
+from agentv.tasks.results.write import ResultWriter
 from tests.redis_server import redis_server
 
 

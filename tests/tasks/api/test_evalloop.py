@@ -16,13 +16,18 @@ from pathlib import Path
 
 import pytest
 
-from evaluators import exact_match
-from tasks.api.dataset import Dataset, Sample
-from tasks.api.eval_client import collect_results, request_mailbox, result_mailbox, submit_dataset
-from tasks.api.evalloop import EvalLoop
+from agentv.evaluators import exact_match
+from agentv.tasks.api.dataset import Dataset, Sample
+from agentv.tasks.api.eval_client import (
+    collect_results,
+    request_mailbox,
+    result_mailbox,
+    submit_dataset,
+)
+from agentv.tasks.api.evalloop import EvalLoop
+from tests import REPO
 from tests.evalprog import Problem, program
 from tests.redis_server import redis_url  # noqa: F401 - the session's redis-server
-from tests import REPO
 
 ROOT = REPO
 MAX_DELIVERIES = 3
@@ -47,7 +52,7 @@ def start_worker(url: str, name: str, out: Path, markers: Path, visibility: floa
     env = {**os.environ, "PYTHONPATH": str(ROOT), "EVALPROG_MARKERS": str(markers)}
     log = open(out.with_suffix(".log"), "w")  # noqa: SIM115 - closed with the process
     proc = subprocess.Popen(
-        [sys.executable, "-m", "flows.cli.main", "worker", "--requests", f"{url}#{name}-req",
+        [sys.executable, "-m", "agentv", "worker", "--requests", f"{url}#{name}-req",
          "--results", f"{url}#{name}-res", "--program", "tests.evalprog:program",
          "--visibility-timeout", str(visibility), "--max-deliveries", str(MAX_DELIVERIES),
          "--retry-delay", "0.1", "--workers", "1", "--out", str(out)],
@@ -201,7 +206,7 @@ def test_a_worker_runs_a_targets_yaml_target_by_name(redis_url, tmp_path):  # no
     results = result_mailbox(f"{redis_url}#{name}-res")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     worker = subprocess.Popen(
-        [sys.executable, "-m", "flows.cli.main", "worker", "--requests", f"{redis_url}#{name}-req",
+        [sys.executable, "-m", "agentv", "worker", "--requests", f"{redis_url}#{name}-req",
          "--results", f"{redis_url}#{name}-res", "--program", "qa_checks:check",
          "--target", "agent", "--targets", str(targets), "--out", "records.jsonl",
          "--workers", "4"],

@@ -11,13 +11,19 @@ from dataclasses import dataclass
 import pytest
 from pydantic import BaseModel
 
-from tasks.api.dataset import Sample
-from tasks.api.eval_client import open_mailbox
-from tasks.api.mailbox import InMemoryMailbox
-from tasks.api.mailbox_codec import (SCHEMA, EvalRequest, EvalRequestCodec, EvalResultCodec,
-                                 JsonCodec, Undecodable)
-from tasks.api.mailbox_redis import RedisMailbox, split_url
-from evaluators import EvalResult, Score
+from agentv.evaluators import EvalResult, Score
+from agentv.tasks.api.dataset import Sample
+from agentv.tasks.api.eval_client import open_mailbox
+from agentv.tasks.api.mailbox import InMemoryMailbox
+from agentv.tasks.api.mailbox_codec import (
+    SCHEMA,
+    EvalRequest,
+    EvalRequestCodec,
+    EvalResultCodec,
+    JsonCodec,
+    Undecodable,
+)
+from agentv.tasks.api.mailbox_redis import RedisMailbox, split_url
 from tests.redis_server import redis_url  # noqa: F401 - the session's redis-server
 
 
@@ -145,8 +151,8 @@ def test_an_undecodable_message_is_handed_over_as_such(redis_url):  # noqa: F811
 
 
 def test_a_worker_reports_a_request_of_the_wrong_type_as_an_error(redis_url):  # noqa: F811
-    from tasks.api.eval_client import collect_results, request_mailbox, result_mailbox
-    from tasks.api.evalloop import EvalLoop
+    from agentv.tasks.api.eval_client import collect_results, request_mailbox, result_mailbox
+    from agentv.tasks.api.evalloop import EvalLoop
 
     url = f"{redis_url}#typed-{uuid.uuid4().hex[:6]}"
     client_side = request_mailbox(url)  # no types: sends what it is given

@@ -9,10 +9,17 @@ from dataclasses import dataclass
 
 import pytest
 
-from evaluators import EvalResult, Score
-from tasks.api.dataset import Sample
-from tasks.api.mailbox_codec import (EvalRequest, EvalRequestCodec, EvalResultCodec, JsonCodec,
-                                     Undecodable, decode_or_undecodable, to_jsonable)
+from agentv.evaluators import EvalResult, Score
+from agentv.tasks.api.dataset import Sample
+from agentv.tasks.api.mailbox_codec import (
+    EvalRequest,
+    EvalRequestCodec,
+    EvalResultCodec,
+    JsonCodec,
+    Undecodable,
+    decode_or_undecodable,
+    to_jsonable,
+)
 
 # recorded from the hand-written codec (agentv before the pydantic models)
 RECORDED_REQUEST = (

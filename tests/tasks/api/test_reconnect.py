@@ -16,9 +16,14 @@ from pathlib import Path
 
 import pytest
 
-from tasks.api.dataset import Dataset, Sample
-from tasks.api.eval_client import collect_results, request_mailbox, result_mailbox, submit_dataset
-from tasks.api.reconnect import Outage
+from agentv.tasks.api.dataset import Dataset, Sample
+from agentv.tasks.api.eval_client import (
+    collect_results,
+    request_mailbox,
+    result_mailbox,
+    submit_dataset,
+)
+from agentv.tasks.api.reconnect import Outage
 from tests import REPO
 from tests.evalprog import Problem
 from tests.redis_server import RedisProcess
@@ -30,7 +35,7 @@ def start_worker(url: str, out: Path, log: Path) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(REPO), "EVALPROG_LATENCY_MS": "15"}
     with open(log, "w") as err:
         return subprocess.Popen(
-            [sys.executable, "-m", "flows.cli.main", "worker", "--requests", f"{url}#req",
+            [sys.executable, "-m", "agentv", "worker", "--requests", f"{url}#req",
              "--results", f"{url}#res", "--program", "tests.evalprog:program",
              "--visibility-timeout", "3", "--max-deliveries", "2", "--retry-delay", "0.1",
              "--workers", "4", "--out", str(out)],

@@ -11,13 +11,33 @@ from unittest.mock import Mock
 
 import pytest
 
-from providers.base import ConfigError
-from flows.evals import (Dataset, EvalLoop, PromptExecuted, Sample, Score, SessionView,
-                         ToolInvoked, TracedOutput, all_of, all_tools_succeeded, any_of,
-                         categorical_judge, collect_results, contains, exact_match,
-                         is_session_aware, llm_judge, request_mailbox, result_mailbox,
-                         slice_contains, submit_dataset, token_usage_under, tool_call_count,
-                         tool_called)
+from agentv.flows.evals import (
+    Dataset,
+    EvalLoop,
+    PromptExecuted,
+    Sample,
+    Score,
+    SessionView,
+    ToolInvoked,
+    TracedOutput,
+    all_of,
+    all_tools_succeeded,
+    any_of,
+    categorical_judge,
+    collect_results,
+    contains,
+    exact_match,
+    is_session_aware,
+    llm_judge,
+    request_mailbox,
+    result_mailbox,
+    slice_contains,
+    submit_dataset,
+    token_usage_under,
+    tool_call_count,
+    tool_called,
+)
+from agentv.providers.base import ConfigError
 from tests.conftest import run_cli
 from tests.stub_llm import start_stub
 

@@ -8,13 +8,13 @@ import asyncio
 import dataclasses
 import json
 
-from evaluators.base import EvalContext, run_evaluator
-from evaluators.code import judge_payload
-from evaluators.registry import build_evaluator
-from providers.base import JudgeInputs, Request, RubricCheck, Target
-from providers.agents.batch import batch_input
-from providers.mock import MockProvider
-from tasks.plan.expand import build_request
+from agentv.evaluators.base import EvalContext, run_evaluator
+from agentv.evaluators.code import judge_payload
+from agentv.evaluators.registry import build_evaluator
+from agentv.providers.agents.batch import batch_input
+from agentv.providers.base import JudgeInputs, Request, RubricCheck, Target
+from agentv.providers.mock import MockProvider
+from agentv.tasks.plan.expand import build_request
 from tests.tasks.plan.test_prompts import SINGLE, suite
 
 

@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from providers import secrets
-from providers.base import Target
-from providers.llm.retry import RetryingProvider, RetryPolicy
-from providers.registry import build_provider
-from tasks.engine.case_runner import CaseRunner, RunOptions, TargetRuntime
-from tasks.load.files import load_suite
-from tasks.plan.expand import Job
+from agentv.providers import secrets
+from agentv.providers.base import Target
+from agentv.providers.llm.retry import RetryingProvider, RetryPolicy
+from agentv.providers.registry import build_provider
+from agentv.tasks.engine.case_runner import CaseRunner, RunOptions, TargetRuntime
+from agentv.tasks.load.files import load_suite
+from agentv.tasks.plan.expand import Job
 from tests.agent_programs import KEY, isolate, settings
 from tests.conftest import real_tool
 from tests.fakes import agent_api_stub

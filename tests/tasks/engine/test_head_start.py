@@ -99,7 +99,7 @@ def test_ctrl_c_during_the_head_start_records_what_ran_and_resumes(prefect_api, 
     out.write_text("stale\n")
     args = ["eval", str(suite), "--targets", str(tmp_path / "targets.yaml"), "--workers", "4"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "flows.cli.main", *args, "--out", str(out)],
+    proc = subprocess.Popen([sys.executable, "-m", "agentv", *args, "--out", str(out)],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     deadline = time.monotonic() + 60

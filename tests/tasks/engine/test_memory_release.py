@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from flows.artifacts.case_pages import PAGE_ROWS, CasePages
-from tasks.load.case_store import LazyCases, release_cases
-from tasks.plan.plan import EvalOptions, build_plan
+from agentv.flows.artifacts.case_pages import PAGE_ROWS, CasePages
+from agentv.tasks.load.case_store import LazyCases, release_cases
+from agentv.tasks.plan.plan import EvalOptions, build_plan
 
 
 def rows(n: int, start: int = 0) -> list[tuple]:
@@ -53,7 +53,7 @@ def test_top_and_bottom_found_without_sorting_equal_a_full_sort(targets, n):
     mean are broken by id and target exactly as a full sort of the case means does."""
     import random
 
-    from tasks.results.sink import RunSink
+    from agentv.tasks.results.sink import RunSink
     from tests.tasks.results.test_frames import record
     rng = random.Random(n)
     recs = [record(f"case-{i:03d}", rng.choice([0.0, 0.5, 1.0, round(rng.random(), 2)]),

@@ -8,9 +8,9 @@ import asyncio
 from types import SimpleNamespace
 from typing import Any, cast
 
-from tasks.plan.expand import Job
-from tasks.engine.jobs import JobRunner, LocalLimits, RunControl
-from tasks.engine.case_runner import CaseRunner, RunOptions
+from agentv.tasks.engine.case_runner import CaseRunner, RunOptions
+from agentv.tasks.engine.jobs import JobRunner, LocalLimits, RunControl
+from agentv.tasks.plan.expand import Job
 
 
 def job(name: str) -> Job:

@@ -16,13 +16,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from providers.agents.workspace import open_workspace
-from providers.base import Response
-from providers.llm.retry import RetryingProvider, RetryPolicy
-from tasks.engine.case_runner import CaseRunner, RunOptions, TargetRuntime
-from tasks.engine.workspaces import case_failed
-from tasks.load.files import load_suite
-from tasks.plan.expand import Job
+from agentv.providers.agents.workspace import open_workspace
+from agentv.providers.base import Response
+from agentv.providers.llm.retry import RetryingProvider, RetryPolicy
+from agentv.tasks.engine.case_runner import CaseRunner, RunOptions, TargetRuntime
+from agentv.tasks.engine.workspaces import case_failed
+from agentv.tasks.load.files import load_suite
+from agentv.tasks.plan.expand import Job
 
 JUDGE = """import json, pathlib, sys
 ws = json.load(sys.stdin)["workspace_path"]

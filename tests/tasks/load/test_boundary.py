@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from providers.errors import ConfigError
-from tasks.load.boundary import Boundary, suite_root
-from tasks.load.files import load_suite
-from tasks.plan.options import EvalOptions
-from tasks.plan.plan import build_plan
-from tasks.plan.validate import validate_paths
+from agentv.providers.errors import ConfigError
+from agentv.tasks.load.boundary import Boundary, suite_root
+from agentv.tasks.load.files import load_suite
+from agentv.tasks.plan.options import EvalOptions
+from agentv.tasks.plan.plan import build_plan
+from agentv.tasks.plan.validate import validate_paths
 
 SECRET = "TOP-SECRET-7f3a"
 

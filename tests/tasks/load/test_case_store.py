@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from providers.base import ConfigError
-from tasks.load import case_store
-from tasks.load.case_store import CaseRef, LazyCases, Packed, pack, plain, unpack
-from tasks.plan.expand import Job
-from tasks.load.files import EvalCase, EvalSuite, default_evaluators, load_suite, parse_case
-from tasks.plan.plan import EvalOptions, build_plan
-from tasks.load.yamlsrc import LineDict, LineList, parse_yaml
+from agentv.providers.base import ConfigError
+from agentv.tasks.load import case_store
+from agentv.tasks.load.case_store import CaseRef, LazyCases, Packed, pack, plain, unpack
+from agentv.tasks.load.files import EvalCase, EvalSuite, default_evaluators, load_suite, parse_case
+from agentv.tasks.load.yamlsrc import LineDict, LineList, parse_yaml
+from agentv.tasks.plan.expand import Job
+from agentv.tasks.plan.plan import EvalOptions, build_plan
 
 SUITE = """\
 $schema: agentv-eval-v2

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from providers.base import ConfigError
-from providers.base_settings import secret_values
-from providers.registry import REGISTRY, settings_model
-from tasks.plan.plan import EvalOptions, build_plan
-from tasks.load.targets import load_targets
-from tasks.load.yamlsrc import parse_yaml
+from agentv.providers.base import ConfigError
+from agentv.providers.base_settings import secret_values
+from agentv.providers.registry import REGISTRY, settings_model
+from agentv.tasks.load.targets import load_targets
+from agentv.tasks.load.yamlsrc import parse_yaml
+from agentv.tasks.plan.plan import EvalOptions, build_plan
 from tests import REPO
 
 CASE = "$schema: agentv-eval-v2\n{top}evalcases:\n  - id: c1\n    input_messages: hi\n"
@@ -120,8 +120,8 @@ def test_each_eval_file_uses_its_own_targets_file(tmp_path):
 
 def test_targets_search_reaches_the_filesystem_root_outside_a_repository(tmp_path,
                                                                            monkeypatch):
-    from tasks.load.discover import find_repo
-    from tasks.load.targets import discover_targets
+    from agentv.tasks.load.discover import find_repo
+    from agentv.tasks.load.targets import discover_targets
     assert find_repo(str(tmp_path)) is None
     found = write(tmp_path / "targets.yaml", "targets: []\n")
     deep = write(tmp_path / "a" / "b" / "c" / "e.yaml", "evalcases: []\n")
@@ -131,7 +131,7 @@ def test_targets_search_reaches_the_filesystem_root_outside_a_repository(tmp_pat
 
 
 def test_guideline_patterns_match_paths_relative_to_the_repository(tmp_path):
-    from tasks.load.messages import DEFAULT_GUIDELINE_PATTERNS, is_guideline
+    from agentv.tasks.load.messages import DEFAULT_GUIDELINE_PATTERNS, is_guideline
     repo = tmp_path / "prompts" / "project"  # the checkout itself lives under prompts/
     (repo / ".git").mkdir(parents=True)
     plain = write(repo / "docs" / "notes.md", "x\n")
@@ -177,7 +177,7 @@ def test_jsonl_with_bom_and_sidecar(tmp_path):
 
 
 def test_directory_walks_skip_tooling_and_output_folders(tmp_path):
-    from tasks.plan.validate import validate_paths
+    from agentv.tasks.plan.validate import validate_paths
     good = write(tmp_path / "evals" / "e.yaml", CASE.format(top=""))
     for junk in (".venv/lib/x.yaml", "node_modules/p/e.yaml", ".git/e.yaml",
                  ".agentv/results/run.yaml", "evals/.agentv/cache/e.yaml"):

@@ -7,8 +7,8 @@ import socket
 
 import pytest
 
-from providers import secrets
-from tasks.load.redact import register_environment, redact, secret_env_name
+from agentv.providers import secrets
+from agentv.tasks.load.redact import redact, register_environment, secret_env_name
 
 SECRETS = {
     "MY_SERVICE_API_KEY": "msk-5f1e2d3c4b5a69788796a5b4",

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from providers.base import ConfigError
-from tasks.load.discover import expand_eval_paths
-from tasks.plan.expand import build_request
-from tasks.plan.prompts import prompt_inputs
-from tasks.load.files import load_suite
-from tasks.load.messages import glob_to_regex
+from agentv.providers.base import ConfigError
+from agentv.tasks.load.discover import expand_eval_paths
+from agentv.tasks.load.files import load_suite
+from agentv.tasks.load.messages import glob_to_regex
+from agentv.tasks.plan.expand import build_request
+from agentv.tasks.plan.prompts import prompt_inputs
 
 
 def write(path: Path, text: str) -> Path:

@@ -1,9 +1,9 @@
 """Offsets stay 4 bytes each until one passes 4 GiB, then the column widens to 8."""
 from __future__ import annotations
 
-import tasks.load.offsets as offsets_module
-from tasks.load.case_store import CaseStore
-from tasks.load.offsets import appended, offsets
+import agentv.tasks.load.offsets as offsets_module
+from agentv.tasks.load.case_store import CaseStore
+from agentv.tasks.load.offsets import appended, offsets
 
 
 def test_offsets_are_4_bytes_until_one_passes_4_gib():

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from providers.base import ConfigError
-from tasks.load.discover import load_env_files
-from tasks.plan.plan import EvalOptions, build_plan
-from tasks.load.targets import discover_targets, load_targets, select_target_name
+from agentv.providers.base import ConfigError
+from agentv.tasks.load.discover import load_env_files
+from agentv.tasks.load.targets import discover_targets, load_targets, select_target_name
+from agentv.tasks.plan.plan import EvalOptions, build_plan
 
 
 def write(path: Path, text: str) -> Path:
@@ -140,7 +140,7 @@ def test_env_files_real_env_wins(tmp_path, monkeypatch):
 
 
 def test_shared_limit_is_read_and_checked(tmp_path):
-    from providers.limits import SharedLimit
+    from agentv.providers.limits import SharedLimit
     good = write(tmp_path / "g.yaml", "targets:\n  - name: a\n    provider: mock\n"
                                       "    shared_limit: {name: prod, slots: 3, per_minute: 600}\n")
     assert load_targets(good, lambda w: None).resolve("a").shared_limit == SharedLimit(

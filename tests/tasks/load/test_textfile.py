@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from providers.errors import ConfigError
-from tasks.load.textfile import MAX_BYTES, read_text
-from tasks.load.yamlsrc import load_yaml_file
+from agentv.providers.errors import ConfigError
+from agentv.tasks.load.textfile import MAX_BYTES, read_text
+from agentv.tasks.load.yamlsrc import load_yaml_file
 
 
 def test_a_file_over_the_limit_names_line_1(tmp_path):

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from providers.base import ConfigError
-from tasks.load.files import load_suite
-from tasks.plan.expand import build_request
+from agentv.providers.base import ConfigError
+from agentv.tasks.load.files import load_suite
+from agentv.tasks.plan.expand import build_request
 
 
 def suite_file(tmp_path: Path, text: str) -> Path:

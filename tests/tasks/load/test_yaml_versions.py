@@ -18,8 +18,8 @@ CASE = TESTS / "corpus" / "bad" / "037-deep-nesting" / "case.yaml"
 EXPECTED = "nested deeper than 100 levels"
 PROBE = """
 import json, sys, yaml
-from providers.errors import ConfigError
-from tasks.load import yamlsrc
+from agentv.providers.errors import ConfigError
+from agentv.tasks.load import yamlsrc
 out = {"version": yaml.__version__}
 for name in ("CSafeLoader", "SafeLoader"):
     if not hasattr(yaml, name):

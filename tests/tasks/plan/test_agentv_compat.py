@@ -15,9 +15,18 @@ from pathlib import Path
 
 import pytest
 
-from tests.agentv_suites import (DETERMINISTIC, EXAMPLES, OPTIONAL, SUITES, Suite,
-                                 deterministic_results, key_mismatches, prepare_tree,
-                                 read_jsonl, suite_args)
+from tests.agentv_suites import (
+    DETERMINISTIC,
+    EXAMPLES,
+    OPTIONAL,
+    SUITES,
+    Suite,
+    deterministic_results,
+    key_mismatches,
+    prepare_tree,
+    read_jsonl,
+    suite_args,
+)
 from tests.conftest import TOOLS_BIN, real_tool, run_cli
 
 pytestmark = [pytest.mark.slow,  # end-to-end (docs/development.md: the fast subset)
@@ -70,7 +79,7 @@ def test_suite_runs_unchanged_from_its_readme_directory(runs, suite_id):
     suite = BY_ID[suite_id]
     proc, records = runs(suite)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    from tasks.load.files import load_suite
+    from agentv.tasks.load.files import load_suite
     eval_file = runs.root / suite.version / suite.run_dir / suite.eval_file
     assert sorted(r["eval_id"] for r in records) == sorted(c.id for c in
                                                           load_suite(eval_file).cases)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from flows.cli.main import main
-from providers.errors import MAX_REPORTED
+from agentv.flows.cli.main import main
+from agentv.providers.errors import MAX_REPORTED
 
 TARGETS = "$schema: agentv-targets-v2\ntargets:\n  - name: t\n    provider: mock\n"
 

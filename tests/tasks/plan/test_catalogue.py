@@ -10,14 +10,14 @@ import time
 
 import pytest
 
-from evaluators import registry as evaluator_registry
-from evaluators.base import EvalContext, Evaluator, EvaluatorResult
-from providers import registry as provider_registry
-from providers.base import BaseProvider, Request, Response
-from providers.base_settings import ProviderSettings, setting_field
-from providers.facts import ProviderFacts
-from tasks.plan import catalogue
-from tasks.plan.schema import eval_schema, targets_schema
+from agentv.evaluators import registry as evaluator_registry
+from agentv.evaluators.base import EvalContext, Evaluator, EvaluatorResult
+from agentv.providers import registry as provider_registry
+from agentv.providers.base import BaseProvider, Request, Response
+from agentv.providers.base_settings import ProviderSettings, setting_field
+from agentv.providers.facts import ProviderFacts
+from agentv.tasks.plan import catalogue
+from agentv.tasks.plan.schema import eval_schema, targets_schema
 
 
 # ---------------------------------------------------------------- the new evaluator
@@ -71,7 +71,7 @@ def suite(tmp_path, evaluator: str = "type: shouting\n        min_letters: 3",
 
 
 def test_a_new_evaluator_and_provider_pass_validate(registered, tmp_path):
-    from tasks.plan.validate import validate_paths
+    from agentv.tasks.plan.validate import validate_paths
     report = validate_paths([str(suite(tmp_path))])
     assert report.errors == [] and report.warnings == []
     bad = validate_paths([str(suite(tmp_path, "type: shouting\n        min_letters: many"))])
@@ -100,9 +100,9 @@ def test_a_new_evaluator_and_provider_are_in_the_generated_tables(registered):
 
 
 def test_a_new_evaluator_and_provider_run_a_case(registered, tmp_path):
-    from tasks.plan.plan import EvalOptions, build_plan
-    from tasks.engine.case_runner import CaseRunner, RunOptions
-    from tasks.engine.runtime import build_runtimes, close_runtimes
+    from agentv.tasks.engine.case_runner import CaseRunner, RunOptions
+    from agentv.tasks.engine.runtime import build_runtimes, close_runtimes
+    from agentv.tasks.plan.plan import EvalOptions, build_plan
 
     plan = build_plan(EvalOptions(paths=[str(suite(tmp_path))]))
     runtimes = build_runtimes(plan)

@@ -6,11 +6,11 @@ import gc
 import pickle
 from pathlib import Path
 
-from tasks.load.eval_case import EvalCase
-from tasks.plan.batching import batches_of
-from tasks.plan.expand import Job
-from tasks.plan.job_table import JobTable, JobView, grouped, kept
-from tasks.plan.plan import EvalOptions, build_plan
+from agentv.tasks.load.eval_case import EvalCase
+from agentv.tasks.plan.batching import batches_of
+from agentv.tasks.plan.expand import Job
+from agentv.tasks.plan.job_table import JobTable, JobView, grouped, kept
+from agentv.tasks.plan.plan import EvalOptions, build_plan
 
 
 def suite(tmp_path: Path, n: int = 5, name: str = "big.yaml") -> Path:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from providers.errors import ConfigError
-from tasks.plan.options import EvalOptions
+from agentv.providers.errors import ConfigError
+from agentv.tasks.plan.options import EvalOptions
 
 
 def results_file(path: Path, records: list[dict]) -> Path:

@@ -7,11 +7,11 @@ import asyncio
 import textwrap
 from pathlib import Path
 
-from providers.base import Target
-from providers.llm.openai import OpenAIHTTPProvider
-from tasks.plan.expand import build_request, provider_request_record
-from tasks.load.files import load_suite
-from tasks.plan.prompts import DEFAULT_SYSTEM_PROMPT, llm_chat, prompt_inputs
+from agentv.providers.base import Target
+from agentv.providers.llm.openai import OpenAIHTTPProvider
+from agentv.tasks.load.files import load_suite
+from agentv.tasks.plan.expand import build_request, provider_request_record
+from agentv.tasks.plan.prompts import DEFAULT_SYSTEM_PROMPT, llm_chat, prompt_inputs
 from tests.stub_llm import start_stub
 
 

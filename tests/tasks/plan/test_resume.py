@@ -7,7 +7,7 @@ from pathlib import Path
 
 import yaml
 
-from tasks.plan.resume import carried_over, errored, failed, load_finished, not_run
+from agentv.tasks.plan.resume import carried_over, errored, failed, load_finished, not_run
 
 RECORDS = [
     {"case_key": "e::pass::t::0", "score": 0.9, "error": None},

@@ -7,7 +7,7 @@ import json
 import jsonschema
 import pytest
 
-from tasks.load.yamlsrc import load_yaml_file
+from agentv.tasks.load.yamlsrc import load_yaml_file
 from tests.conftest import EXAMPLE, SHARED, run_cli
 from tests.corpus_runner import read_case
 
@@ -59,7 +59,7 @@ def test_schemas_accept_the_bundled_and_agentv_examples(schemas, path):
 
 @pytest.mark.parametrize("case_dir", CORPUS, ids=lambda p: p.name)
 def test_schemas_reject_the_structurally_wrong_corpus_files(schemas, case_dir):
-    from providers.base import ConfigError
+    from agentv.providers.base import ConfigError
     for name in ("targets.yaml", ".agentv/config.yaml", "case.yaml"):
         path = case_dir / name
         if path.exists():

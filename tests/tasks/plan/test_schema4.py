@@ -6,8 +6,8 @@ import jsonschema
 import pytest
 import yaml
 
-from tasks.plan.schema import _model_schema
-from tasks.plan.schema4 import eval4_schema
+from agentv.tasks.plan.schema import _model_schema
+from agentv.tasks.plan.schema4 import eval4_schema
 from tests.conftest import SHARED
 
 EXAMPLES = SHARED / "agentv4-examples" / "v4.42.4" / "examples"

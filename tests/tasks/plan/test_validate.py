@@ -5,7 +5,7 @@ import shutil
 
 import pytest
 
-from providers.errors import ConfigError
+from agentv.providers.errors import ConfigError
 from tests.conftest import EXAMPLE, SHARED, run_cli
 
 V150 = SHARED / "agentv-examples" / "v1.5.0" / "examples" / "features"
@@ -77,7 +77,7 @@ def _example_eval_files():
     root = SHARED / "agentv-examples"
     if not root.is_dir():
         return []
-    from tasks.load.discover import _looks_like_eval, walk_files
+    from agentv.tasks.load.discover import _looks_like_eval, walk_files
     return [p for p in walk_files(root, (".yaml", ".yml", ".jsonl")) if _looks_like_eval(p)]
 
 
@@ -86,8 +86,8 @@ def _example_eval_files():
                          ids=lambda p: str(p).split("agentv-examples/")[-1])
 def test_validate_verdict_equals_the_runs_on_agentv_examples(path):
     """validate (the CLI, in-process) and eval's pre-case gate agree on every example file."""
-    from tasks.plan.plan import EvalOptions, build_plan
-    from tasks.plan.validate import validate_paths
+    from agentv.tasks.plan.plan import EvalOptions, build_plan
+    from agentv.tasks.plan.validate import validate_paths
     report = validate_paths([str(path)])
     unrunnable = UNRUNNABLE.get(str(path).split("agentv-examples/")[-1])
     if unrunnable:

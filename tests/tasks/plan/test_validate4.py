@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tasks.plan.validate import validate_paths
+from agentv.tasks.plan.validate import validate_paths
 from tests.conftest import SHARED
 
 ROOT = SHARED / "agentv4-examples" / "v4.42.4"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tasks.results.run_meta import FLOW_RUN_ID, read_run_metadata
+from agentv.tasks.results.run_meta import FLOW_RUN_ID, read_run_metadata
 from tests.browser import Browser, chromium, click_text
 from tests.conftest import run_cli
 

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import json
 
-from tasks.report.case_context import answer_diff
-from tasks.report.html import escape_text
-from tasks.report.matrix_view import matrix_data, script_json
-from tasks.report.runs import Run
-from tasks.results.tally import Tally
+from agentv.tasks.report.case_context import answer_diff
+from agentv.tasks.report.html import escape_text
+from agentv.tasks.report.matrix_view import matrix_data, script_json
+from agentv.tasks.report.runs import Run
+from agentv.tasks.results.tally import Tally
 
 
 def run(label: str, rows: list[dict]) -> Run:

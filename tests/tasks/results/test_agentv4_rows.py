@@ -2,7 +2,7 @@
 engine's keys (so report and compare take AgentV 4.x results files)."""
 from __future__ import annotations
 
-from tasks.results.agentv4_rows import as_internal, written
+from agentv.tasks.results.agentv4_rows import as_internal, written
 
 RECORD = {"timestamp": "2026-01-01T00:00:00.000Z", "eval_id": "t1", "case_key": "k",
           "evaluator_results": [], "test_id": "t1", "suite": "demo", "category": "x",

@@ -3,9 +3,15 @@ from __future__ import annotations
 
 import pytest
 
-from providers.errors import ConfigError
-from tasks.results.baselines import (find_baseline, index_path, promote, read_index,
-                                     record_run, run_key)
+from agentv.providers.errors import ConfigError
+from agentv.tasks.results.baselines import (
+    find_baseline,
+    index_path,
+    promote,
+    read_index,
+    record_run,
+    run_key,
+)
 
 
 def results(tmp_path, name: str):

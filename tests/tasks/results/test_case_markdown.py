@@ -3,7 +3,7 @@ the expected outcome, each evaluator's verdict and reasoning, the tool calls; ho
 text stays text (escaped, fenced)."""
 from __future__ import annotations
 
-from tasks.results.case_markdown import case_markdown, fenced
+from agentv.tasks.results.case_markdown import case_markdown, fenced
 
 RECORD = {
     "eval_id": "case-1", "target": "default", "trial": 0, "score": 0.25, "verdict": "fail",

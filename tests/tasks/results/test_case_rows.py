@@ -3,7 +3,7 @@
 outcome, shortened and on one line."""
 from __future__ import annotations
 
-from tasks.results.case_rows import FIRST, LAST, case_row, evaluator_cells, table_rows
+from agentv.tasks.results.case_rows import FIRST, LAST, case_row, evaluator_cells, table_rows
 
 RESULTS = [{"name": "exact", "type": "code_judge", "score": 0.25, "verdict": "fail",
             "reasoning": "answer 1 | off by 3"},

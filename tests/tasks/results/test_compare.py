@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from flows.cli.main import app
-from tasks.results.compare import compare_files, exact_binomial_p
-from tasks.results.frames import write_parquet
+from agentv.flows.cli.main import app
+from agentv.tasks.results.compare import compare_files, exact_binomial_p
+from agentv.tasks.results.frames import write_parquet
 from tests.conftest import SHARED, run_cli
 
 SEED = SHARED / "agentv-examples" / "v2.6.1" / "examples" / "features" / "compare" / "evals"

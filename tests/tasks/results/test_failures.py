@@ -1,9 +1,9 @@
 """The failed cases a run keeps (worst first, bounded) and the FAILED block printed from them."""
 from __future__ import annotations
 
-from tasks.results import failures as failures_module
-from tasks.results.failures import Failures, reason
-from tasks.results.summary_text import format_failures
+from agentv.tasks.results import failures as failures_module
+from agentv.tasks.results.failures import Failures, reason
+from agentv.tasks.results.summary_text import format_failures
 
 
 def judged(name: str, score: float, verdict: str, **more) -> list[dict]:

@@ -13,15 +13,28 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from providers.base import ConfigError
-from tasks.results.junit import JUNIT_COLUMNS, junit_xml
-from tasks.results.frames import (COLUMNS, iter_records, load_results, load_table,
-                                  record_to_row, write_parquet)
-from tasks.results.summary_text import format_summary
-from tasks.results.tally import Tally
-from tasks.results.trials import (NORMAL_FROM, CaseTrials, bootstrap_ci, case_table, pass_at_k,
-                                  pass_hat_k, trials_summary)
-from tasks.results.write import serialize
+from agentv.providers.base import ConfigError
+from agentv.tasks.results.frames import (
+    COLUMNS,
+    iter_records,
+    load_results,
+    load_table,
+    record_to_row,
+    write_parquet,
+)
+from agentv.tasks.results.junit import JUNIT_COLUMNS, junit_xml
+from agentv.tasks.results.summary_text import format_summary
+from agentv.tasks.results.tally import Tally
+from agentv.tasks.results.trials import (
+    NORMAL_FROM,
+    CaseTrials,
+    bootstrap_ci,
+    case_table,
+    pass_at_k,
+    pass_hat_k,
+    trials_summary,
+)
+from agentv.tasks.results.write import serialize
 
 
 def record(eval_id: str, score: float, *, trial: int = 0, target: str = "t1",
@@ -118,7 +131,7 @@ def test_bad_inputs_are_config_errors(tmp_path):
 
 
 def test_parquet_strings_pass_through_redaction(tmp_path):
-    from providers import secrets
+    from agentv.providers import secrets
     with secrets.scope(secrets.SecretRegistry()):
         secrets.add(["sk-topsecret-123"])
         path = write_jsonl(tmp_path / "r.jsonl",
@@ -218,7 +231,7 @@ def test_junit_has_one_testcase_per_case_and_failures_for_fail_verdicts(tmp_path
 
 
 def test_shards_split_jobs_round_robin_and_scale_flags_are_checked():
-    from tasks.plan.scale import check_task_runner, parse_shard, select_shard
+    from agentv.tasks.plan.scale import check_task_runner, parse_shard, select_shard
     jobs = list(range(7))
     shards = [select_shard(jobs, parse_shard(f"{i}/3")) for i in (1, 2, 3)]
     assert shards == [[0, 3, 6], [1, 4], [2, 5]]

@@ -13,9 +13,9 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from tasks.results.frames import load_results, record_to_row, write_parquet
-from tasks.results.parquet_file import STATISTICS, ParquetStream
-from tasks.results.schema import COLUMNS, SCHEMA_VERSION, arrow_schema
+from agentv.tasks.results.frames import load_results, record_to_row, write_parquet
+from agentv.tasks.results.parquet_file import STATISTICS, ParquetStream
+from agentv.tasks.results.schema import COLUMNS, SCHEMA_VERSION, arrow_schema
 from tests.tasks.results.test_frames import record, write_jsonl
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from providers import secrets
-from tasks.results.run_folder import RunFolder
+from agentv.providers import secrets
+from agentv.tasks.results.run_folder import RunFolder
 
 
 def record(test_id: str, score: float, answer: str = "4", **extra) -> dict:

@@ -3,9 +3,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tasks.results.parquet_file import ParquetStream
-from tasks.results.run_meta import (FLOW_RUN_ID, FLOW_RUN_URL, public_url, read_run_metadata,
-                                    run_metadata)
+from agentv.tasks.results.parquet_file import ParquetStream
+from agentv.tasks.results.run_meta import (
+    FLOW_RUN_ID,
+    FLOW_RUN_URL,
+    public_url,
+    read_run_metadata,
+    run_metadata,
+)
 
 
 def test_public_url_drops_credentials_and_refuses_other_schemes():

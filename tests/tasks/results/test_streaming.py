@@ -10,13 +10,13 @@ import random
 import pyarrow.parquet as pq
 import pytest
 
-from flows.artifacts.case_table import collected_tables
-from tasks.load.gates import Gates
-from tasks.results.gates import gate_failures
-from tasks.results.frames import load_results, write_parquet
-from tasks.results.parquet_file import ParquetStream
-from tasks.results.sink import RunSink
-from tasks.results.write import ResultWriter
+from agentv.flows.artifacts.case_table import collected_tables
+from agentv.tasks.load.gates import Gates
+from agentv.tasks.results.frames import load_results, write_parquet
+from agentv.tasks.results.gates import gate_failures
+from agentv.tasks.results.parquet_file import ParquetStream
+from agentv.tasks.results.sink import RunSink
+from agentv.tasks.results.write import ResultWriter
 from tests.tasks.results.test_frames import record, write_jsonl
 
 
@@ -207,7 +207,7 @@ def test_an_empty_run_still_gets_a_parquet_with_the_schema(tmp_path):
 
 # ------------------------------------------------------------------ real runs
 RUN_IN_PROCESS = """import sys
-from flows.cli.main import main
+from agentv.flows.cli.main import main
 try:
     main(sys.argv[1:])
 except SystemExit as exit_:

@@ -2,10 +2,10 @@
 no-trials path that makes no per-record array, and the fallback when two cases share a hash."""
 from __future__ import annotations
 
-import tasks.load.offsets as offsets
-from tasks.results.tally import Tally
-import tasks.results.tally_cases as tally_cases
-from tasks.results.tally_cases import CaseColumns
+import agentv.tasks.load.offsets as offsets
+import agentv.tasks.results.tally_cases as tally_cases
+from agentv.tasks.results.tally import Tally
+from agentv.tasks.results.tally_cases import CaseColumns
 
 
 def columns(*keys: tuple[object, str, str]) -> CaseColumns:

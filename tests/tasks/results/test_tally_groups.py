@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tasks.results.tally import Tally
-from tasks.results.tally_groups import Records
+from agentv.tasks.results.tally import Tally
+from agentv.tasks.results.tally_groups import Records
 
 
 def test_records_stay_a_range_while_they_come_in_order():

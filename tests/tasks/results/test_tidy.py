@@ -5,10 +5,10 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from providers import secrets
-from providers.base import ConfigError
-from tasks.results.frames import load_results, write_parquet
-from tasks.results.tidy import load_evaluators
+from agentv.providers import secrets
+from agentv.providers.base import ConfigError
+from agentv.tasks.results.frames import load_results, write_parquet
+from agentv.tasks.results.tidy import load_evaluators
 from tests.tasks.results.test_frames import record, write_jsonl
 
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from providers.errors import ConfigError
-from tasks.load.discover import expand_eval_paths
-from tasks.load.files import load_suite
-from tasks.plan.plan import EvalOptions, build_plan
+from agentv.providers.errors import ConfigError
+from agentv.tasks.load.discover import expand_eval_paths
+from agentv.tasks.load.files import load_suite
+from agentv.tasks.plan.plan import EvalOptions, build_plan
 from tests.tasks.load.agentv4.test_suite import write
 
 TEST = "tests:\n  - id: {id}\n    input: hi\n    assertions:\n      - type: contains\n" \

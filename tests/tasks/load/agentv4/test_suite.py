@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from providers.errors import ConfigError
-from tasks.load.files import load_suite
+from agentv.providers.errors import ConfigError
+from agentv.tasks.load.files import load_suite
 
 
 def write(path: Path, text: str) -> Path:

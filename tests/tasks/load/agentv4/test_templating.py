@@ -2,8 +2,8 @@
 line numbers."""
 from __future__ import annotations
 
-from tasks.load.agentv4.templating import interpolate_env, interpolate_vars
-from tasks.load.yamlsrc import LineDict
+from agentv.tasks.load.agentv4.templating import interpolate_env, interpolate_vars
+from agentv.tasks.load.yamlsrc import LineDict
 
 
 def test_env_whole_values_become_numbers_and_booleans():
