@@ -38,8 +38,8 @@ from agentv.deployments.runs import (
     run_suites,
 )
 from agentv.deployments.shards import run_shards
-from agentv.flows.naming import run_name, suite_name
-from agentv.flows.scrubbed import PERSIST, scrub_errors
+from agentv.flows.prefect.naming import run_name, suite_name
+from agentv.flows.prefect.scrubbed import PERSIST, scrub_errors
 from agentv.providers.errors import ConfigError
 from agentv.tasks.results.baselines import find_baseline, index_path, record_run, run_key
 from agentv.tasks.results.compare import DEFAULT_THRESHOLD, compare_files, format_table

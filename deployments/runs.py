@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from agentv.flows.shared_limits import prefect_pools
+from agentv.flows.prefect.shared_limits import prefect_pools
 from agentv.providers.errors import ConfigError
 from agentv.tasks.engine.runtime import build_runtimes
 from agentv.tasks.load.discover import expand_eval_paths
@@ -58,7 +58,7 @@ async def run_suites(opts: EvalOptions) -> dict[str, Any]:
     options = {k: v for k, v in asdict(opts).items() if v not in (None, {}, [], False)}
     from prefect import tags
 
-    from agentv.flows.naming import plan_labels, run_name, run_tags
+    from agentv.flows.prefect.naming import plan_labels, run_name, run_tags
     suites, targets, datasets = plan_labels(plan)
     named = eval_flow.with_options(flow_run_name=run_name(suites, targets))
     with launching(launch), tags(*run_tags(suites, targets, datasets)):

@@ -16,7 +16,7 @@ from typing import Any
 from prefect import flow
 
 from agentv.deployments.runs import eval_options, run_suites
-from agentv.flows.scrubbed import PERSIST, scrub_errors
+from agentv.flows.prefect.scrubbed import PERSIST, scrub_errors
 from agentv.tasks.plan.scale import parse_shard
 
 SHARD_DEPLOYMENT = "agentv-shard/agentv-shard"

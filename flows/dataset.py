@@ -69,8 +69,8 @@ def run_dataset(dataset: Dataset, target: str | Target | Callable[[Any], Any], e
         specs = (target if provider is None else None, judge, targets, provider, plan.workers)
         records: list[dict[str, Any]] = []
         _point_at_server(verbose, log)  # Prefect reads its settings when first imported
-        from agentv.flows.distributed import ShippedJobs
         from agentv.flows.launch import run_plan
+        from agentv.flows.runners.distributed import ShippedJobs
         outcome = run_plan(plan, runtimes, on_record=records.append, log=log, remote=lambda part:
                            ShippedJobs(part, partial(_worker_runtimes, *specs, part)))
         for label, key in (("prefect flow run", "flow_run_url"), ("results", "results")):
@@ -82,8 +82,8 @@ def run_dataset(dataset: Dataset, target: str | Target | Callable[[Any], Any], e
 def _point_at_server(verbose: bool, log: Callable[[str], None]) -> None:
     """Before Prefect is imported: its API is agentv's long-lived server (not a temporary
     one per call) and its console logs are quiet unless ``verbose``."""
-    from agentv.flows.preload import quiet_prefect_console
-    from agentv.flows.server import ensure_api
+    from agentv.flows.prefect.preload import quiet_prefect_console
+    from agentv.flows.prefect.server import ensure_api
     quiet_prefect_console(verbose)
     ensure_api(log)
 

@@ -13,7 +13,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Sequence
 
-from agentv.flows.recording import Recording
+from agentv.flows.prefect.recording import Recording
 from agentv.tasks.engine.case_runner import TargetRuntime
 from agentv.tasks.engine.head_start import HeadStart
 from agentv.tasks.engine.jobs import Record, RunControl

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import asdict
 from typing import Any, Callable, Sequence
 
-from agentv.flows.shared_limits import prefect_pools
+from agentv.flows.prefect.shared_limits import prefect_pools
 from agentv.providers import secrets
 from agentv.providers.printable import printable
 from agentv.tasks.engine.runtime import build_runtimes
@@ -35,7 +35,7 @@ def run_eval(opts: EvalOptions, *, on_record: Callable[[dict], None] | None = No
     when the run starts: a configuration error never costs an earlier run's results.
     The secrets its loading finds go to the caller's registry (``providers.secrets``: the
     ``agentv`` command's), else to one of this call."""
-    from agentv.flows.preload import preload_if_api_ready, quiet_prefect_console
+    from agentv.flows.prefect.preload import preload_if_api_ready, quiet_prefect_console
     from agentv.tasks.plan.resume import match_agentv4
     started = started or time.perf_counter()
     quiet_prefect_console(opts.verbose)
@@ -86,7 +86,7 @@ def run_plan(plan, runtimes, *, on_record: Callable[[dict], None] | None = None,
     for the duration of this call only. The first cases start at once (a head start) while
     the Prefect API is ensured, Prefect imported and the flow run created."""
     from agentv.flows.handover import Launch, launching
-    from agentv.flows.preload import quiet_prefect_console
+    from agentv.flows.prefect.preload import quiet_prefect_console
     quiet_prefect_console(plan.options.verbose)
     if writer is None and finished is None and not plan.options.continued:
         writer = open_results(plan.options)  # its sink builds Parquet and stats as it writes
@@ -96,7 +96,7 @@ def run_plan(plan, runtimes, *, on_record: Callable[[dict], None] | None = None,
     launch = Launch(plan=plan, runtimes=runtimes, writer=writer, finished=finished,
                     on_record=on_record, started=started, remote=remote)
     try:
-        from agentv.flows.server import ensure_api
+        from agentv.flows.prefect.server import ensure_api
         ensure_api(log)  # before any case: a dead PREFECT_API_URL is a configuration error
         with secrets.scope(), sigterm_held(plan.options.task_runner != "dask"), \
                 interrupt_handler(launch, log), launching(launch):
@@ -130,13 +130,13 @@ async def _launch_flow(launch) -> Any:
         flow, tags = await asyncio.to_thread(_prefect_flow, launch.plan)
         launch.recording.prefect_imported()
         final = None
-        from agentv.flows.preload import drop_gate_echo
+        from agentv.flows.prefect.preload import drop_gate_echo
         drop_gate_echo(launch.plan.options.verbose)
         try:
             with tags:
                 final = await flow(options=_flow_options(launch.plan), return_state=True)
         except Exception as err:
-            from agentv.flows.recording import api_lost
+            from agentv.flows.prefect.recording import api_lost
             if not api_lost(err) or (launch.opened and launch.outcome is None):
                 raise
             launch.recording.stop(err)
@@ -168,8 +168,8 @@ def _prefect_flow(plan):
     reads its settings, the API URL included, at import)."""
     from prefect import tags
 
-    from agentv.flows.naming import plan_labels, run_name, run_tags
     from agentv.flows.pipeline import eval_flow
+    from agentv.flows.prefect.naming import plan_labels, run_name, run_tags
     from agentv.tasks.load.redact import redact_log_handlers
     from agentv.tasks.plan.scale import make_task_runner
     redact_log_handlers()  # Prefect's handlers (console, API) scrub too

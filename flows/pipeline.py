@@ -5,8 +5,8 @@ and closes.
 Prefect tasks are coarse by default (``--prefect-tasks batch``: a batch of cases from one
 file × target; DESIGN.md §8): each batch runs its cases concurrently through the run's job
 runner and publishes a table artifact listing its cases, so every case is findable in the
-UI. ``--prefect-tasks case`` runs each case as its own task runs (flows/case_tasks.py);
-``--task-runner dask`` runs the batches on a Dask cluster (flows/distributed.py). Records
+UI. ``--prefect-tasks case`` runs each case as its own task runs (flows/runners/case_tasks.py);
+``--task-runner dask`` runs the batches on a Dask cluster (flows/runners/distributed.py). Records
 are written by the one writer as each case completes.
 """
 from __future__ import annotations
@@ -24,11 +24,11 @@ from agentv.flows.artifacts.case_details import flow_run_ui_url
 from agentv.flows.artifacts.case_pages import CasePages
 from agentv.flows.artifacts.outcome import run_info
 from agentv.flows.artifacts.publish import case_pages, publish_results
-from agentv.flows.case_tasks import CaseTasks
 from agentv.flows.handover import Launch, current_launch
-from agentv.flows.jsonflow import json_flow
-from agentv.flows.recording import run_logger
-from agentv.flows.scrubbed import PERSIST, scrub_errors
+from agentv.flows.prefect.jsonflow import json_flow
+from agentv.flows.prefect.recording import run_logger
+from agentv.flows.prefect.scrubbed import PERSIST, scrub_errors
+from agentv.flows.runners.case_tasks import CaseTasks
 from agentv.flows.session import RunSession, as_is
 from agentv.tasks.engine.runtime import throttling
 from agentv.tasks.load.case_store import release_cases
@@ -96,7 +96,7 @@ async def run_cases(session: RunSession, remote: Callable[[Sequence[Job]], Any] 
                                                                   session.runtimes)
     opts = session.plan.options
     if opts.task_runner == "dask":
-        from agentv.flows.distributed import plan_parts, run_on_dask
+        from agentv.flows.runners.distributed import plan_parts, run_on_dask
         await run_on_dask(session, labelled, remote or await plan_parts(session))
     elif opts.prefect_tasks == "case":
         await _run_case_tasks(session, labelled)

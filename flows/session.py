@@ -18,9 +18,9 @@ from prefect.cache_policies import NO_CACHE
 from prefect.utilities.annotations import quote
 
 from agentv.flows.handover import Launch
-from agentv.flows.recording import run_logger
-from agentv.flows.scrubbed import PERSIST, scrub_errors
-from agentv.flows.shared_limits import prefect_pools
+from agentv.flows.prefect.recording import run_logger
+from agentv.flows.prefect.scrubbed import PERSIST, scrub_errors
+from agentv.flows.prefect.shared_limits import prefect_pools
 from agentv.providers import secrets
 from agentv.tasks.engine.case_runner import CaseRunner, TargetRuntime
 from agentv.tasks.engine.head_start import local_job_runner

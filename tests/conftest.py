@@ -1,6 +1,6 @@
 """Shared fixtures: one real Prefect server per test session, and helpers to run the CLI.
 
-The server is started the way agentv starts its embedded default (flows.server), under a
+The server is started the way agentv starts its embedded default (flows/prefect/server.py), under a
 temporary AGENTV_HOME, and every test (and every subprocess) talks to it through
 PREFECT_API_URL. It is stopped when the session ends.
 """
@@ -25,7 +25,7 @@ def prefect_api(tmp_path_factory) -> str:
     home = tmp_path_factory.mktemp("agentv-home")
     os.environ["AGENTV_HOME"] = str(home)
     os.environ.pop("PREFECT_API_URL", None)
-    from agentv.flows import server
+    from agentv.flows.prefect import server
     url = server.start_server()
     os.environ["PREFECT_API_URL"] = url
     for key, value in server.QUIET_ENV.items():

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentv.flows.artifacts.table import create_table
-from agentv.flows.naming import slug
+from agentv.flows.prefect.naming import slug
 
 
 def batch_table(records: list[dict[str, Any]]) -> list[dict[str, Any]]:

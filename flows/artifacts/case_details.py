@@ -14,7 +14,7 @@ from typing import Any
 
 from prefect.artifacts import acreate_markdown_artifact
 
-from agentv.flows.recording import Recording
+from agentv.flows.prefect.recording import Recording
 from agentv.providers.printable import printable
 from agentv.tasks.results.case_markdown import case_markdown
 from agentv.tasks.results.failures import Failure

@@ -18,7 +18,7 @@ import logging
 from typing import Any
 
 from agentv.flows.artifacts.case_table import collected_tables, suite_of
-from agentv.flows.naming import artifact_key
+from agentv.flows.prefect.naming import artifact_key
 from agentv.tasks.results.case_rows import table_rows
 
 PAGE_ROWS = 1000  # a table this long goes out whole at the end; past it, in pages

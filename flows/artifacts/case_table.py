@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentv.flows.naming import artifact_key, suite_name
+from agentv.flows.prefect.naming import artifact_key, suite_name
 from agentv.tasks.results.case_rows import table_rows
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from prefect.artifacts import acreate_markdown_artifact
 
-from agentv.flows.naming import artifact_key
+from agentv.flows.prefect.naming import artifact_key
 from agentv.tasks.results.case_markdown import inline
 from agentv.tasks.results.failures import Failure, Failures
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentv.flows.artifacts.publish import RunInfo
-from agentv.flows.naming import suite_name
+from agentv.flows.prefect.naming import suite_name
 from agentv.providers.heuristic_judge import OFFLINE_LABEL
 from agentv.tasks.load.targets import repo_relative
 from agentv.tasks.plan.plan import Plan

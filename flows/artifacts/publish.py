@@ -1,7 +1,7 @@
 """What a run publishes when its cases are done: the Parquet file (and JUnit XML on
 request) next to the results, the summary, the quality gates' verdict, and Prefect
 artifacts on the flow run (created concurrently), each under a stable key
-(flows/naming.py) so the UI's Artifacts page keeps their history across runs. A run's
+(flows/prefect/naming.py) so the UI's Artifacts page keeps their history across runs. A run's
 sink (tasks/results/sink.py) has built the Parquet file and the statistics while the records were
 written; without one (a merged file) a sink is fed the results file's records at the end:
 
@@ -36,8 +36,8 @@ from agentv.flows.artifacts.case_pages import CasePages
 from agentv.flows.artifacts.case_table import suite_of
 from agentv.flows.artifacts.failures import publish_failures
 from agentv.flows.artifacts.table import create_table
-from agentv.flows.naming import artifact_key
-from agentv.flows.recording import Recording
+from agentv.flows.prefect.naming import artifact_key
+from agentv.flows.prefect.recording import Recording
 from agentv.tasks.load.gates import Gates
 from agentv.tasks.plan.plan import EvalOptions
 from agentv.tasks.results.gates import gate_failures

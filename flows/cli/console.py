@@ -9,7 +9,7 @@ import sys
 import time
 from typing import Any
 
-from agentv.flows.recording import PREFECT_LOST_EXIT
+from agentv.flows.prefect.recording import PREFECT_LOST_EXIT
 from agentv.providers.printable import printable
 from agentv.tasks.plan.plan import EvalOptions
 
@@ -167,7 +167,7 @@ def run_from_cli(opts: EvalOptions, show_failures: int = 10) -> int:
     try:
         result = run_eval(opts, on_record=on_record, on_plan=on_plan, started=started)
     except Exception as err:
-        from agentv.flows.recording import api_lost
+        from agentv.flows.prefect.recording import api_lost
         if not api_lost(err) or opts.verbose:
             raise
         return exit_now(prefect_lost_midrun(err, opts))
@@ -201,7 +201,7 @@ def prefect_lost_line(result: dict[str, Any]) -> str:
 
 def prefect_lost_midrun(err: Exception, opts: EvalOptions) -> int:
     """The last resort: Prefect failed where agentv could not go on without it."""
-    from agentv.flows.recording import lost_reason
+    from agentv.flows.prefect.recording import lost_reason
     out = opts.continued or opts.out
     print(f"error: Prefect recording stopped: {lost_reason(err)}; the cases recorded so far "
           f"are in {out}; continue with --resume {out}", file=sys.stderr)

@@ -1,5 +1,5 @@
 """``agentv server``: start, stop, status and prune the local Prefect server agentv uses by
-default (flows/server.py; typer only until a command runs)."""
+default (flows/prefect/server.py; typer only until a command runs)."""
 from __future__ import annotations
 
 import typer
@@ -14,7 +14,7 @@ server_app = typer.Typer(help="The local Prefect server agentv uses by default."
 @server_app.command("start")
 def server_start() -> None:
     """Start (or reuse) the background Prefect server and print its URLs."""
-    from agentv.flows.server import start_server, ui_url, usable_url
+    from agentv.flows.prefect.server import start_server, ui_url, usable_url
     url = usable_url() or start_server()
     typer.echo(f"Prefect API: {url}\nPrefect UI:  {ui_url() or url.removesuffix('/api')}")
 
@@ -22,14 +22,14 @@ def server_start() -> None:
 @server_app.command("stop")
 def server_stop() -> None:
     """Stop the background Prefect server."""
-    from agentv.flows.server import stop_server
+    from agentv.flows.prefect.server import stop_server
     typer.echo("stopped" if stop_server() else "no agentv Prefect server recorded")
 
 
 @server_app.command("status")
 def server_status() -> None:
     """Show whether the background Prefect server answers."""
-    from agentv.flows.server import read_state, running_url
+    from agentv.flows.prefect.server import read_state, running_url
     url = running_url()
     state = read_state() or {}
     typer.echo(f"running: {state.get('ui_url')}" if url else "not running")
@@ -47,8 +47,8 @@ def server_prune(
     Prefect server: PREFECT_API_URL's, else agentv's own."""
     import asyncio
 
-    from agentv.flows.prune import parse_age, prune_flow_runs
-    from agentv.flows.server import running_api
+    from agentv.flows.prefect.prune import parse_age, prune_flow_runs
+    from agentv.flows.prefect.server import running_api
     try:
         age = parse_age(older_than)
         url = running_api()

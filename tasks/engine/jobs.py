@@ -9,7 +9,7 @@ the run is stopping (Ctrl-C, SIGTERM, a failed write), is recorded as not run on
 run's ``--budget-usd`` is spent, runs, and hands its record to the sink. After a stop,
 in-flight jobs get ``INTERRUPT_GRACE_S`` to finish, then they are cancelled (not
 recorded, resumable). No Prefect here: the limits are asyncio semaphores in this process
-or, under Dask, cluster-wide ``distributed.Semaphore``s (flows/distributed.py).
+or, under Dask, cluster-wide ``distributed.Semaphore``s (flows/runners/distributed.py).
 """
 from __future__ import annotations
 

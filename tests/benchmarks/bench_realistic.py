@@ -122,7 +122,7 @@ def cpu_at(samples: list[list[float]], when: float) -> float:
 def server_cpu_s(root: Path) -> float:
     """CPU seconds used so far by the background Prefect server (0 if unknown)."""
     sys.path.insert(0, str(root))
-    from agentv.flows.server import read_state
+    from agentv.flows.prefect.server import read_state
     pid = (read_state() or {}).get("pid")
     return (proc_cpu_s(pid) if isinstance(pid, int) else None) or 0.0
 
@@ -196,7 +196,7 @@ def main() -> None:
     if unknown:
         p.error(f"unknown routes {sorted(unknown)} (known: {', '.join(ROUTES)})")
     sys.path.insert(0, str(args.root))
-    from agentv.flows.server import ensure_api
+    from agentv.flows.prefect.server import ensure_api
     ensure_api(lambda m: print(m, file=sys.stderr))
     print(f"N={args.n} W={args.workers} latency lognormal p50 {args.p50_ms:g} ms "
           f"p99 {args.p99_ms:g} ms, target + llm_judge per case, root {args.root}")

@@ -54,7 +54,7 @@ def make_suite(d: Path, n: int, base_url: str | None, latency_ms: float) -> Path
 
 def server_cpu_s() -> float:
     """CPU seconds used so far by the background Prefect server (0 if unknown)."""
-    from agentv.flows.server import read_state
+    from agentv.flows.prefect.server import read_state
     state = read_state() or {}
     try:
         fields = Path(f"/proc/{state['pid']}/stat").read_text().rsplit(")", 1)[1].split()
@@ -126,7 +126,7 @@ def start_stub(latency_ms: float, stub_args: list[str]) -> tuple[subprocess.Pope
 
 
 def bench(args) -> None:
-    from agentv.flows.server import ensure_api
+    from agentv.flows.prefect.server import ensure_api
     ensure_api(lambda m: print(m, file=sys.stderr))
     peaks = []
     for n in args.n:
@@ -173,7 +173,7 @@ def bench_one(args, n: int) -> float:
 
 
 def startup() -> None:
-    from agentv.flows.server import ensure_api
+    from agentv.flows.prefect.server import ensure_api
     ensure_api(lambda m: print(m, file=sys.stderr))
     example = ROOT / "data" / "examples" / "simple"
     for label, cmd in (("--help", [PY, "-m", "agentv", "--help"]),

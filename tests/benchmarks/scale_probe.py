@@ -79,7 +79,8 @@ class PrefectProbe:
 def prefect_server(home: Path) -> Iterator[PrefectProbe]:
     """Start the benchmark's own Prefect server (agentv's local-server start, access log on)."""
     home.mkdir(parents=True, exist_ok=True)
-    code = ("import sys; sys.path.insert(0, %r); from flows.server import start_server; "
+    code = ("import sys; sys.path.insert(0, %r); "
+            "from agentv.flows.prefect.server import start_server; "
             "print(start_server())" % str(ROOT))
     env = {**os.environ, "AGENTV_HOME": str(home), "PREFECT_SERVER_LOGGING_LEVEL": "INFO"}
     env.pop("PREFECT_API_URL", None)

@@ -12,7 +12,7 @@ import pytest
 def own_prefect_server(tmp_path, monkeypatch):
     """A Prefect server of the test's own (to kill, or to prune), started as agentv starts
     its own, under the test's AGENTV_HOME; PREFECT_API_URL points at it."""
-    from agentv.flows import server
+    from agentv.flows.prefect import server
     monkeypatch.setenv("AGENTV_HOME", str(tmp_path / "home"))
     monkeypatch.delenv("PREFECT_API_URL", raising=False)
     url = server.start_server(wait=False)

@@ -293,7 +293,7 @@ def happened(out: Path, echo: EchoWire, console: str) -> None:
     ("http://127.0.0.1:4200/api", None, None),  # no credentials: Prefect's default stays
 ])
 def test_prefect_ui_url_never_has_credentials(monkeypatch, api, ui_before, ui_after):
-    from agentv.flows.server import hide_credentials_in_ui_url
+    from agentv.flows.prefect.server import hide_credentials_in_ui_url
     monkeypatch.setenv("PREFECT_UI_URL", ui_before or "")  # undone after the test, even
     if ui_before is None:  # when the variable was not set before it
         monkeypatch.delenv("PREFECT_UI_URL")

@@ -118,7 +118,7 @@ def test_no_canary_in_prefect_storage_after_failed_runs(cli, tmp_path):
 
 
 def test_an_exception_holding_a_secret_reaches_prefect_scrubbed(fresh_secrets):  # noqa: F811
-    from agentv.flows.scrubbed import scrub_errors
+    from agentv.flows.prefect.scrubbed import scrub_errors
     from agentv.providers.errors import ConfigError, ProviderError
     from agentv.tasks.load.redact import register
     secret = "sk-unit-" + uuid.uuid4().hex

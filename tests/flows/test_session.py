@@ -41,8 +41,8 @@ def add_one(value: int) -> int:
 
 @pytest.mark.slow
 def test_nothing_of_three_runs_stays_alive(prefect_api, tmp_path):
-    import agentv.flows.distributed
     import agentv.flows.pipeline
+    import agentv.flows.runners.distributed
     gc.collect()
     before = frozenset(id(o) for o in gc.get_objects() if type(o).__name__ in RUN_OBJECTS)
     for i in range(3):
@@ -55,7 +55,7 @@ def test_nothing_of_three_runs_stays_alive(prefect_api, tmp_path):
     shells = [o for o in gc.get_objects() if isinstance(o, RunSession)]
     assert all(not hasattr(s, "plan") and not hasattr(s, "runtimes") for s in shells)
     assert not hasattr(agentv.flows.pipeline, "RUNS")
-    assert not hasattr(agentv.flows.distributed, "_PLANS")
+    assert not hasattr(agentv.flows.runners.distributed, "_PLANS")
 
 
 @pytest.mark.slow
@@ -173,7 +173,7 @@ def test_under_dask_workers_bound_the_whole_run(prefect_api, tmp_path):
             proc = run_cli("eval", *paths, "--workers", "3", "--out", str(out),
                            "--task-runner", "dask", "--dask-address", cluster.scheduler_address,
                            timeout=240)
-            # the run's plans left the workers with the run (flows/worker_plans.py)
+            # the run's plans left the workers with the run (flows/runners/worker_plans.py)
             held = client.run(lambda dask_worker: [name for name in dask_worker.plugins
                                                    if name.startswith("agentv-plans")])
         assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -291,7 +291,7 @@ def test_a_dask_worker_rebuilds_the_plan_with_a_local_runs_concurrency(prefect_a
     options (validated as a local run's) runs at most 50 at once per batch. (It imports
     Prefect in this process: after the session's server is in its settings, else every
     later in-process Prefect client of this worker talks to a temporary server.)"""
-    from agentv.flows.distributed import remote_options
+    from agentv.flows.runners.distributed import remote_options
     options = remote_options({"paths": ["e.yaml"], "workers": 128, "task_runner": "dask",
                               "dask_address": "tcp://127.0.0.1:8786"})
     assert options["workers"] == 50 and "task_runner" not in options

@@ -224,7 +224,7 @@ def test_gate_and_summary_units():
     assert check_gates(summary, Gates(fail_on_error=True)) == [
         "1 case error(s) and 2 evaluator error(s) with fail-on-error"]
     assert check_gates({"total": 0}, Gates(fail_under=0.1)) == ["no case ran"]
-    from agentv.flows.naming import artifact_key
+    from agentv.flows.prefect.naming import artifact_key
     long = artifact_key("cases", [f"Suite_{i}.Name" for i in range(20)], ["Azure GPT-4o"])
     assert KEY.match(long) and len(long) <= 90
     assert artifact_key("cases", ["My Suite"], ["gpt_4o"]) == "agentv-cases-my-suite-gpt-4o"

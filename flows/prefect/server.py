@@ -112,7 +112,7 @@ def start_server(wait: bool = True) -> str:
     (home / "prefect").mkdir(parents=True, exist_ok=True)
     port = _free_port()
     url = f"http://127.0.0.1:{port}/api"
-    from agentv.flows.prune import retention_env
+    from agentv.flows.prefect.prune import retention_env
     env = {**os.environ, **QUIET_ENV, **ui_env(port), **retention_env(),
            "PREFECT_HOME": str(home / "prefect")}
     env.pop("PREFECT_API_URL", None)

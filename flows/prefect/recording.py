@@ -23,7 +23,7 @@ PROBE_EVERY_S, PROBE_MISSES = 1.0, 3  # the API lost: 3 probes in a row refused
 SLOW_LOST_S = 120.0  # accepts connections, never answers: lost (a busy one is only slow)
 R = TypeVar("R")
 log = logging.getLogger("agentv.recording")
-# what an exception of these types becomes once scrubbed of a secret (flows/scrubbed.py)
+# what an exception of these types becomes once scrubbed of a secret (flows/prefect/scrubbed.py)
 TRANSPORT_NAMES = ("ConnectError", "ConnectTimeout", "ReadError", "ReadTimeout", "WriteError",
                    "RemoteProtocolError", "PoolTimeout", "ConnectionRefusedError",
                    "ConnectionResetError")

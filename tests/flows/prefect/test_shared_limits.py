@@ -64,7 +64,7 @@ def test_the_limit_is_a_prefect_global_concurrency_limit(two_runs):
 
 
 def test_unreachable_server_falls_back_to_a_local_limit(monkeypatch):
-    from agentv.flows.shared_limits import PrefectSlots
+    from agentv.flows.prefect.shared_limits import PrefectSlots
     said: list[str] = []
     pool = PrefectSlots(SharedLimit("nowhere", 2), said.append)
 
@@ -92,7 +92,7 @@ def test_a_busy_run_reuses_its_leases_and_gives_every_one_back(prefect_api, monk
     the run's next waiting call instead of going back and forth (at most ~2 server calls per
     MAX_USES calls, not 2 per call), an idle kept lease goes back within SPARE_S, and the
     run's end gives back every lease."""
-    from agentv.flows.shared_limits import SPARE_S, PrefectSlots
+    from agentv.flows.prefect.shared_limits import SPARE_S, PrefectSlots
     monkeypatch.setenv("PREFECT_API_URL", prefect_api)
     name = f"reuse-{uuid.uuid4().hex[:8]}"
     pool = PrefectSlots(SharedLimit(name, 2), print)

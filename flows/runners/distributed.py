@@ -10,7 +10,7 @@ and cancel what still runs after the same grace period.
 A worker rebuilds its jobs and runtimes itself (``RemoteJobs``): an eval run from its
 options (eval files, targets and .env at the same absolute paths on the workers; secrets
 resolved from the worker's environment, never shipped; the plan built once per worker and
-run, held by the run's worker plugin: flows/worker_plans.py), a typed-API run from its cases
+run, held by the run's worker plugin: flows/runners/worker_plans.py), a typed-API run from its cases
 as shipped.
 """
 from __future__ import annotations
@@ -26,10 +26,10 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from agentv.flows.artifacts.batches import publish_batch_table
-from agentv.flows.dask_limits import DaskLimits
-from agentv.flows.scrubbed import PERSIST, scrub_errors
+from agentv.flows.prefect.scrubbed import PERSIST, scrub_errors
+from agentv.flows.prefect.shared_limits import prefect_pools
+from agentv.flows.runners.dask_limits import DaskLimits
 from agentv.flows.session import RunSession
-from agentv.flows.shared_limits import prefect_pools
 from agentv.providers import secrets
 from agentv.tasks.engine.case_runner import RunOptions, TargetRuntime
 from agentv.tasks.engine.jobs import JobRunner, RunControl
@@ -51,13 +51,13 @@ class RemoteJobs(Protocol):
 
 class PlanPart:
     """Jobs of an eval run by their position in the plan the worker rebuilds (once per run:
-    held by the run's worker plugin ``plans``, flows/worker_plans.py)."""
+    held by the run's worker plugin ``plans``, flows/runners/worker_plans.py)."""
 
     def __init__(self, options: dict[str, Any], positions: list[int], plans: str):
         self.options, self.positions, self.plans = options, positions, plans
 
     def load(self) -> tuple[list[Job], dict[str, TargetRuntime]]:
-        from agentv.flows.worker_plans import worker_plan
+        from agentv.flows.runners.worker_plans import worker_plan
         options = json.dumps(self.options, sort_keys=True, default=str)
         plan, found = worker_plan(self.plans, options)
         secrets.active().merge(found)  # the batch's records and errors scrub with them
@@ -173,7 +173,7 @@ def _close_cluster_state(client: Any, limits: DaskLimits, event: Any) -> None:
 async def plan_parts(session: RunSession) -> Callable[[Sequence[Job]], RemoteJobs]:
     """An eval run's batches by position in the plan (jobs keyed by their case key); the
     workers hold the run's plans until the session closes."""
-    from agentv.flows.worker_plans import register_plans, unregister_plans
+    from agentv.flows.runners.worker_plans import register_plans, unregister_plans
     client = _task_runner_client()
     plans = await asyncio.to_thread(register_plans, client)
     session.on_close(lambda: asyncio.to_thread(unregister_plans, client, plans))

@@ -6,7 +6,7 @@ import asyncio
 import httpx
 import pytest
 
-from agentv.flows.recording import Recording, answers, api_lost
+from agentv.flows.prefect.recording import Recording, answers, api_lost
 
 
 def _status_error(code: int) -> httpx.HTTPStatusError:

@@ -74,7 +74,7 @@ def preload_if_api_ready() -> bool:
     if all(name in sys.modules for name in HEAVY) or \
             any(t.name == THREAD and t.is_alive() for t in threading.enumerate()):
         return True
-    from agentv.flows.server import running_api
+    from agentv.flows.prefect.server import running_api
     if not running_api():
         return False
     preload(*HEAVY)

@@ -13,7 +13,12 @@ from uuid import UUID
 
 import pytest
 
-from agentv.flows.prune import DEFAULT_RETENTION_DAYS, parse_age, prune_flow_runs, retention_env
+from agentv.flows.prefect.prune import (
+    DEFAULT_RETENTION_DAYS,
+    parse_age,
+    prune_flow_runs,
+    retention_env,
+)
 from agentv.providers.errors import ConfigError
 from tests.conftest import run_cli
 
@@ -128,7 +133,7 @@ def test_ages_and_the_default_retention(monkeypatch):
 @pytest.mark.slow
 def test_agentv_starts_its_server_with_the_retention(tmp_path, monkeypatch):
     """The server agentv starts reads the retention (Prefect's settings of that process)."""
-    from agentv.flows import server
+    from agentv.flows.prefect import server
     monkeypatch.setenv("AGENTV_HOME", str(tmp_path))
     monkeypatch.setenv("AGENTV_SERVER_RETENTION_DAYS", "7")
     monkeypatch.delenv("PREFECT_API_URL", raising=False)

@@ -13,8 +13,8 @@ from prefect.cache_policies import NO_CACHE
 from prefect.states import Failed
 
 from agentv.evaluators.base import verdict_for
-from agentv.flows.recording import run_logger
-from agentv.flows.scrubbed import PERSIST, scrub_errors
+from agentv.flows.prefect.recording import run_logger
+from agentv.flows.prefect.scrubbed import PERSIST, scrub_errors
 from agentv.flows.session import RunSession, as_is
 from agentv.tasks.engine.case_runner import Invoked
 from agentv.tasks.load.redact import redact
