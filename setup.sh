@@ -11,7 +11,7 @@ cd "$(dirname "$0")"
 . .ci/lib.sh
 uv_bootstrap
 # --locked: fail (never re-resolve) when uv.lock and pyproject.toml disagree
-UV_PYTHON_DOWNLOADS=never "$UV" sync --quiet --locked --extra test --extra dask \
+UV_PYTHON_DOWNLOADS=never "$UV" sync --quiet --locked --compile-bytecode --extra test --extra dask \
   --python "${PYTHON:-python3}"
 if [ "${1:-}" = test ]; then
   for script in .ci/install.d/*.sh; do

@@ -121,7 +121,7 @@ async def nightly_flow(suites: list[str], baseline: str | None = None, target: s
                        trials: int | None = None, workers: int | None = None,
                        dry_run: bool = False, out_dir: str = ".agentv/nightly",
                        shards: int = 1, fail_under: float | None = None,
-                       min_pass_rate: float | None = None, fail_on_error: bool = False,
+                       min_pass_rate: float | None = None, fail_on_error: bool | None = None,
                        prefect_tasks: str = "batch"):
     """Run the suites, compare with ``baseline`` (default: the last successful run of this
     deployment and suites, or the pinned one); Failed on a significant regression or a

@@ -6,11 +6,12 @@ Typed API (seed 002) — plain functions returning ``Score``::
     check = all_of(exact_match, tool_called("search"), token_usage_under(5000))
     check("Paris", "Paris", session)  # -> Score(value=..., passed=..., reason=...)
 
-Judges by target name, mailboxes and the EvalLoop live one layer up, in ``flows.evals``.
+Judges by target name, mailboxes and the EvalLoop live one layer up (``agentv.flows.evals``);
+users import all of them from ``agentv``.
 
 Only light, dependency-free modules are imported here (no pydantic, subprocess,
 Prefect or litellm); the YAML evaluator classes load lazily through
-``evaluators.registry``.
+``agentv.evaluators.registry``.
 """
 from agentv.evaluators.functions import (
                                   adapt,

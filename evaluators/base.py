@@ -31,6 +31,16 @@ def verdict_for(score: float) -> str:
     return "fail"
 
 
+AGENTV4 = "4.x"  # the validation context's "generation" for an AgentV 4.x suite's evaluators
+
+
+def agentv4_rules(info: Any) -> bool:
+    """An evaluator being built for an AgentV 4.x suite (``context={"generation": "4.x"}``):
+    the generation's rules apply (the strategy is chosen once, by the suite's loader)."""
+    context = getattr(info, "context", None)
+    return isinstance(context, dict) and context.get("generation") == AGENTV4
+
+
 def clamp01(value: float) -> float:
     """Clamp to [0, 1]; a non-finite value (NaN, ±Infinity) stays as it is, so
     ``EvaluatorResult`` can turn it into score 0 with an error instead of 1.0."""
@@ -88,6 +98,7 @@ class EvaluatorResult:
     children: list["EvaluatorResult"] | None = None  # members of composite/all_of/any_of
     judge_call: dict[str, Any] | None = None  # judge attempts/asks/waits when not just one
     assertions: list[dict[str, Any]] | None = None  # AgentV 4.x's [{text, passed, evidence?}]
+    negated: bool = False  # AgentV 4.x's `negate`: the verdict was decided, then swapped
 
     def __post_init__(self) -> None:
         if not _finite(self.score):  # the one guard every evaluator's score passes through

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Callable
 
-from pydantic import Field, model_validator
+from pydantic import Field, PrivateAttr, ValidationInfo, model_validator
 
-from agentv.evaluators.base import EvalContext, Evaluator, EvaluatorResult
+from agentv.evaluators.base import EvalContext, Evaluator, EvaluatorResult, agentv4_rules
 from agentv.evaluators.session import SessionView, session_from_context
 
 
@@ -53,7 +53,14 @@ def _ms(value: float) -> str:
 class Latency(Evaluator):
     """1 if the answer came within `threshold` ms."""
     kind = "latency"
-    threshold: float = Field(gt=0)
+    threshold: float = Field(ge=0)
+
+    @model_validator(mode="after")
+    def _positive(self, info: ValidationInfo) -> "Latency":
+        """0 ms is a limit only AgentV 4.x takes (it fails every answer); v2 refuses it."""
+        if self.threshold == 0 and not agentv4_rules(info):
+            raise ValueError("threshold: must be > 0")
+        return self
 
     async def evaluate(self, ctx: EvalContext) -> EvaluatorResult:
         checks = _Checks()
@@ -81,9 +88,12 @@ class TokenUsage(Evaluator):
     max_total: int | None = Field(default=None, ge=0)
     max_input: int | None = Field(default=None, ge=0)
     max_output: int | None = Field(default=None, ge=0)
+    # AgentV 4.x: the total counts cached tokens (4.42.4's rule)
+    _agentv4: bool = PrivateAttr(default=False)
 
     @model_validator(mode="after")
-    def _some_limit(self) -> "TokenUsage":
+    def _some_limit(self, info: ValidationInfo) -> "TokenUsage":
+        self._agentv4 = agentv4_rules(info)
         if self.max_total is None and self.max_input is None and self.max_output is None:
             raise ValueError("token_usage needs max_total, max_input or max_output")
         return self
@@ -93,11 +103,18 @@ class TokenUsage(Evaluator):
         for key, label, value, limit in (
                 ("input", "Input tokens", view.input_tokens, self.max_input),
                 ("output", "Output tokens", view.output_tokens, self.max_output),
-                ("total", "Total tokens", view.total_tokens, self.max_total)):
+                ("total", "Total tokens", self._total(view), self.max_total)):
             if limit is not None:
                 checks.limit(key, label, value, limit)
         return self.result(checks.all_passed(), checks.hits, checks.misses,
                            _usage_note(view), details=checks.actual or None)
+
+
+    def _total(self, view: SessionView) -> int | None:
+        total = view.total_tokens
+        if not self._agentv4 or total is None or view.usage is None:
+            return total
+        return total + (view.usage.cached_tokens or 0)
 
 
 class ExecutionMetrics(Evaluator):

@@ -20,6 +20,7 @@ from agentv.evaluators.base import EvalContext, Evaluator, EvaluatorResult, clam
 from agentv.evaluators.jsonutil import first_json_object
 from agentv.evaluators.llm_judge import clean_items
 from agentv.providers.process.environment import child_env
+from agentv.providers.process.sandbox import grader_profile
 from agentv.providers.process.supervision import ProcessTimeout, run_process
 from agentv.providers.secret_fields import SECRET
 from agentv.providers.secrets import cut, tail
@@ -77,7 +78,7 @@ class CodeJudge(Evaluator):
         env = child_env(extra=self.env)  # OS env + declared, not the whole .env
         try:
             proc = await run_process(self.script, cwd=cwd, env=env, stdin=json.dumps(payload),
-                                     timeout=self.timeout_seconds)
+                                     timeout=self.timeout_seconds, sandbox=grader_profile(self.script, cwd))
         except ProcessTimeout:
             return self._failure(f"script timed out after {self.timeout_seconds:g}s")
         if proc.returncode != 0:

@@ -23,6 +23,7 @@ from pydantic import Field, field_validator
 
 from agentv.evaluators.base import EvalContext, Evaluator, EvaluatorResult
 from agentv.providers.process.environment import child_env
+from agentv.providers.process.sandbox import grader_profile
 from agentv.providers.process.supervision import ProcessTimeout, run_process
 
 DEFAULT_TIMEOUT_S = 60.0
@@ -78,7 +79,9 @@ class CodeGrader(Evaluator):
         try:
             proc = await run_process(self.command, cwd=self.resolved_cwd, env=child_env(
                 extra={"AGENTV_WORKSPACE_PATH": ctx.workspace_path} if ctx.workspace_path
-                else None), stdin=stdin, timeout=self.timeout_seconds)
+                else None), stdin=stdin, timeout=self.timeout_seconds, sandbox=grader_profile(
+                    self.command, self.resolved_cwd,
+                    (ctx.workspace_path,) if ctx.workspace_path else ()))
         except ProcessTimeout:
             return self.failed(f"timed out after {self.timeout_seconds:g}s")
         except OSError as err:

@@ -11,13 +11,14 @@ a missing required one fails. A non-JSON answer scores 0 with a clear miss.
 from __future__ import annotations
 
 import json
+import math
 from datetime import date, datetime
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, PrivateAttr, ValidationInfo, model_validator
 
-from agentv.evaluators.base import EvalContext, Evaluator, EvaluatorResult
-from agentv.evaluators.jsonutil import MISSING, parse_json, resolve_path, to_number
+from agentv.evaluators.base import EvalContext, Evaluator, EvaluatorResult, agentv4_rules
+from agentv.evaluators.jsonutil import MISSING, js_number, parse_json, resolve_path, to_number
 from agentv.providers.base_settings import NumbersNotText
 
 MAX_LISTED = 4
@@ -46,6 +47,13 @@ class FieldAccuracy(Evaluator):
     # AgentV lists at most 4 hits and 4 misses; the full lists go to ``details``
     fields: list[FieldSpec] = Field(min_length=1)
     aggregation: Literal["weighted_average", "all_or_nothing"] = "weighted_average"
+    # AgentV 4.x: numbers read with JavaScript's parseFloat; no weight at all scores 0
+    _agentv4: bool = PrivateAttr(default=False)
+
+    @model_validator(mode="after")
+    def _generation(self, info: ValidationInfo) -> "FieldAccuracy":
+        self._agentv4 = agentv4_rules(info)
+        return self
 
     async def evaluate(self, ctx: EvalContext) -> EvaluatorResult:
         try:
@@ -58,14 +66,16 @@ class FieldAccuracy(Evaluator):
             return self.result(0.0, misses=["No expected data found in expected_messages"],
                                reasoning="Could not extract expected data from "
                                          "expected_messages")
-        outcomes = [compare_field(spec, answer, expected) for spec in self.fields]
+        number = js_number if self._agentv4 else to_number
+        outcomes = [compare_field(spec, answer, expected, number) for spec in self.fields]
         counted = [o for o in outcomes if o[1] > 0]
         matched = sum(1 for o in outcomes if o[0])
         if self.aggregation == "all_or_nothing":
             score = 1.0 if all(o[0] for o in outcomes) else 0.0
         else:
             total = sum(o[1] for o in counted)
-            score = sum(o[1] for o in counted if o[0]) / total if total else 1.0
+            score = sum(o[1] for o in counted if o[0]) / total if total else (
+                0.0 if self._agentv4 else 1.0)
         hits = [o[2] for o in outcomes if o[0]]
         misses = [o[2] for o in outcomes if not o[0]]
         return self.result(score, hits[:MAX_LISTED], misses[:MAX_LISTED],
@@ -93,8 +103,10 @@ def _is_blocks(content: Any) -> bool:
     return isinstance(content, list) and all(isinstance(b, dict) and "type" in b for b in content)
 
 
-def compare_field(spec: FieldSpec, answer: Any, expected: Any) -> tuple[bool, float, str]:
-    """(matched, weight counted, message)."""
+def compare_field(spec: FieldSpec, answer: Any, expected: Any,
+                  number: Callable[[Any], float | None] = to_number
+                  ) -> tuple[bool, float, str]:
+    """(matched, weight counted, message); ``number`` reads a numeric field."""
     want, got = resolve_path(expected, spec.path), resolve_path(answer, spec.path)
     if want is MISSING:
         return True, spec.weight, f"{spec.path}: no expected value"
@@ -103,7 +115,7 @@ def compare_field(spec: FieldSpec, answer: Any, expected: Any) -> tuple[bool, fl
             return False, spec.weight, f"{spec.path} (required, missing)"
         return True, 0.0, f"{spec.path}: optional field missing"
     if spec.match == "numeric_tolerance":
-        return _numeric(spec, got, want)
+        return _numeric(spec, got, want, number)
     if spec.match == "date":
         return _date(spec, got, want)
     if got == want:
@@ -114,8 +126,11 @@ def compare_field(spec: FieldSpec, answer: Any, expected: Any) -> tuple[bool, fl
     return False, spec.weight, f"{spec.path} (value mismatch: got {json.dumps(got, default=str)})"
 
 
-def _numeric(spec: FieldSpec, got: Any, want: Any) -> tuple[bool, float, str]:
-    a, b = to_number(got), to_number(want)
+def _numeric(spec: FieldSpec, got: Any, want: Any,
+             number: Callable[[Any], float | None]) -> tuple[bool, float, str]:
+    a, b = number(got), number(want)
+    if a is not None and b is not None and not (math.isfinite(a) and math.isfinite(b)):
+        return False, spec.weight, f"{spec.path} (invalid numeric value)"
     if a is None or b is None:
         return False, spec.weight, f"{spec.path} (non-numeric value)"
     diff = abs(a - b)

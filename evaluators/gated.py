@@ -3,7 +3,8 @@
 ``negate`` — its result is recorded with the 4.x name and type (``llm-grader`` for rubrics, as
 AgentV records them).
 
-``negate`` turns the score into 1 − score and swaps pass and fail (AgentV's ``negateScore``);
+``negate`` decides the verdict on the raw score (AgentV's: pass at 0.8), then turns the score
+into 1 − score and swaps pass and fail (AgentV's ``negateScore``: 0.667 → 0.333, pass);
 ``required`` and ``min_score`` are read by the case's scoring (``evaluators.outcome4``): a
 required assertion below its minimum makes the case's score 0.
 """
@@ -11,9 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, StrictBool, field_validator
 
 from agentv.evaluators.base import EvalContext, Evaluator, EvaluatorResult, run_evaluator
+from agentv.evaluators.outcome4 import grader_verdict
 
 _SWAPPED = {"pass": "fail", "fail": "pass"}
 
@@ -24,7 +26,17 @@ class Gated(Evaluator):
     inner: Any
     required: bool | float | None = None
     min_score: float | None = Field(default=None, ge=0, le=1)
-    negate: bool = False
+    negate: StrictBool = False  # 'no' is not false: a typo is an error, not a silent flip
+
+    @field_validator("required", mode="before")
+    @classmethod
+    def _required(cls, value: Any) -> Any:
+        """true, false or a minimum score from 0 to 1 (not 'yes', not 2)."""
+        if value is None or isinstance(value, bool):
+            return value
+        if isinstance(value, (int, float)) and 0 <= value <= 1:
+            return float(value)
+        raise ValueError(f"must be true, false or a minimum score from 0 to 1, got {value!r}")
     implicit: bool = False  # the llm-grader AgentV adds to a test with criteria only
 
     @property
@@ -47,8 +59,9 @@ class Gated(Evaluator):
         result.name, result.type, result.weight = self.label, self.type or result.type, self.weight
         if not self.negate:
             return result
+        verdict = grader_verdict(result)  # AgentV decides the verdict, then negates it
         result.score = 1.0 - result.score
-        result.verdict = _SWAPPED.get(result.verdict, result.verdict)
+        result.verdict, result.negated = _SWAPPED.get(verdict, verdict), True
         result.hits, result.misses = result.misses, result.hits
         if result.assertions is not None:
             result.assertions = [{**a, "passed": not a.get("passed"),

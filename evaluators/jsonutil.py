@@ -82,6 +82,22 @@ def to_number(value: Any) -> float | None:
     return None
 
 
+_JS_FLOAT = re.compile(r"[+-]?(?:Infinity|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)")
+
+
+def js_number(value: Any) -> float | None:
+    """AgentV 4.x's ``toNumber``: a number, or JavaScript's ``parseFloat`` of a string (the
+    longest number at its start: ``"2025-01-15"`` → 2025, ``"1,889.50"`` → 1)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        found = _JS_FLOAT.match(value.lstrip(" \t\n\r\v\f\u00a0\ufeff\u2028\u2029"))
+        return float(found.group().replace("Infinity", "inf")) if found else None
+    return None
+
+
 def number_in_text(value: Any) -> float | None:
     """The whole value as a number, else the last number written in the text."""
     direct = to_number(value)

@@ -24,6 +24,8 @@ def grader_verdict(result: EvaluatorResult) -> str:
     passes below 0.8); every other grader passes at 0.8."""
     if result.verdict == "skip" or (result.error and result.type in JUDGE_TYPES):
         return "skip"
+    if result.negated and result.verdict in ("pass", "fail"):  # decided before negation
+        return result.verdict
     if result.type == "composite" and result.verdict in ("pass", "fail"):
         return result.verdict
     if result.verdict == "fail":  # a judge's failed required rubric fails at any score

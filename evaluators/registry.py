@@ -61,6 +61,35 @@ EVALUATORS: dict[str, str | type[Evaluator]] = {
 }
 
 
+V2 = {k: v for k, v in EVALUATORS.items() if isinstance(v, str)}  # the built-in entries
+# AgentV 4.x's spellings of the same registry: a kind one class serves for both generations
+# is an alias of its v2 entry (the generation's rules are the validation context
+# {"generation": "4.x"}, chosen once by the 4.x loader: evaluators.base.agentv4_rules)
+AGENTV4_EVALUATORS: dict[str, str] = {
+    "contains": "agentv.evaluators.text_assertions:Contains",
+    "icontains": "agentv.evaluators.text_assertions:Icontains",
+    "contains-any": "agentv.evaluators.text_assertions:ContainsAny",
+    "contains-all": "agentv.evaluators.text_assertions:ContainsAll",
+    "icontains-any": "agentv.evaluators.text_assertions:IcontainsAny",
+    "icontains-all": "agentv.evaluators.text_assertions:IcontainsAll",
+    "starts-with": "agentv.evaluators.text_assertions:StartsWith",
+    "ends-with": "agentv.evaluators.text_assertions:EndsWith",
+    "equals": "agentv.evaluators.text_assertions:Equals",
+    "regex": "agentv.evaluators.text_assertions:Regex",
+    "is-json": "agentv.evaluators.text_assertions:IsJson",
+    "code-grader": "agentv.evaluators.code_grader:CodeGrader",
+    "latency": V2["latency"],
+    "cost": V2["cost"],
+    "token-usage": V2["token_usage"],
+    "execution-metrics": V2["execution_metrics"],
+    "field-accuracy": V2["field_accuracy"],
+    "tool-trajectory": "agentv.evaluators.trajectory4:ToolTrajectory4",
+    "llm-grader": "agentv.evaluators.llm_grader4:LlmGrader4",
+    "rubrics": V2["rubric"],
+    "skill-trigger": "agentv.evaluators.skill_trigger:SkillTrigger",
+}
+
+
 def register(kind: str, evaluator: str | type[Evaluator]) -> None:
     """Make ``type: kind`` build ``evaluator`` (a class or ``"module:Class"``)."""
     EVALUATORS[kind] = evaluator
@@ -103,13 +132,18 @@ def build_evaluator(config: dict[str, Any], *, base_dir: str = ".", where: str =
                                                 "contain": contain})
     except ValidationError as err:
         from agentv.providers.base_settings import describe_error
+        from agentv.providers.model_errors import merged_errors
         label = config.get('name') or kind
         raise ConfigErrors([ConfigError(f"{describe_error(e)} (evaluator '{label}')", where,
                                         ".".join(str(p) for p in e.get("loc", ())) or None)
-                            for e in err.errors()]) from None
+                            for e in merged_errors(err.errors())]) from None
     check_references(evaluator, where, contain)
     register_secrets(evaluator)
     extras = sorted((evaluator.model_extra or {}).keys())
+    near = [k for k in extras if did_you_mean(k, cls.model_fields)]  # a typo: an error
+    if near and not getattr(cls, "extra_keys_are_config", False):
+        raise ConfigError(f"unknown key '{near[0]}' in evaluator '{config.get('name') or kind}'"
+                          f"{did_you_mean(near[0], cls.model_fields)}", where)
     if extras and warn and not getattr(cls, "extra_keys_are_config", False):
         hints = "".join(did_you_mean(k, cls.model_fields) for k in extras)
         warn(f"{where}: unknown key(s) {', '.join(extras)} in evaluator "
@@ -141,7 +175,8 @@ def check_references(evaluator: Evaluator, where: str, contain: PathCheck | None
                                                "prompt file not found"), where, "prompt") from None
         except (OSError, UnicodeDecodeError) as err:
             raise ConfigError(f"cannot read prompt file: {err}", where, "prompt") from None
-    script = getattr(evaluator, "script", None)
+    field = "script" if getattr(evaluator, "script", None) is not None else "command"
+    script = getattr(evaluator, field, None)  # a code judge's script, a code-grader's command
     if script is None:
         return
     base = Path(evaluator.base_dir)
@@ -156,7 +191,25 @@ def check_references(evaluator: Evaluator, where: str, contain: PathCheck | None
     for token in map(str, tokens):
         if token.endswith(SCRIPT_SUFFIXES) and not (cwd / token).is_file():
             raise ConfigError(f"script file not found: {(cwd / token).resolve()}", where,
-                              "script")
+                              field)
+    if field == "command":  # AgentV 4.x's code-grader and .ts assertions
+        _check_program(tokens, cwd, where, field)
+
+
+def _check_program(tokens: list, cwd: Path, where: str, field: str) -> None:
+    """The program a script runs with (``bun`` for a ``.ts`` assertion, ``python3``) is on
+    PATH, or the file it names exists: else every case would score 0 at run time."""
+    import shutil
+    program = str(tokens[0]) if tokens else ""
+    if not program:
+        return
+    if "/" in program:
+        if not (cwd / program).is_file():
+            raise ConfigError(f"program not found: {(cwd / program).resolve()}", where, field)
+    elif shutil.which(program) is None:
+        hint = " (AgentV's .ts/.js assertions run with bun: install it)" \
+            if program == "bun" else ""
+        raise ConfigError(f"program '{program}' not found on PATH{hint}", where, field)
 
 
 def build_evaluators(configs: list[Any], *, base_dir: str, where: str,

@@ -5,23 +5,19 @@
 Scored exactly as AgentV 4.42.4 scores them (``graders/assertions.ts``): 1 or 0, verdict pass
 or fail, one assertion whose text is AgentV's. ``contains`` and friends look for the literal
 text (``icontains*`` lower-cased); ``starts-with``, ``ends-with`` and ``equals`` compare both
-sides trimmed; ``regex`` is a JavaScript pattern with its `flags` (``i``, ``m``, ``s``; ``g``,
-``y``, ``u``, ``d`` change nothing for a test); ``is-json`` means ``JSON.parse`` accepts the
-answer (``NaN``/``Infinity`` are not JSON).
+sides trimmed; ``regex`` is a JavaScript pattern with its `flags` (evaluators/js_regex.py:
+JavaScript's ``$``, ``.``, ``\\d``/``\\w``/``\\b``, flags ``imsuygd``); ``is-json`` means
+``JSON.parse`` accepts the answer (``NaN``/``Infinity`` are not JSON).
 """
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from pydantic import Field, field_validator
 
 from agentv.evaluators.base import EvalContext, Evaluator, EvaluatorResult
-
-_JS_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "g": 0, "y": 0, "u": 0,
-             "d": 0}
-_NAMED_GROUP = re.compile(r"\(\?<(?![=!])")
+from agentv.evaluators.js_regex import test as js_test
 
 
 def text(value: Any) -> str:
@@ -159,39 +155,16 @@ class Equals(Contains):
                             else f'Output does not equal "{self.value}"')
 
 
-def js_regex(pattern: str, flags: str = "") -> re.Pattern[str]:
-    """A JavaScript ``new RegExp(pattern, flags)`` as a Python pattern."""
-    bits = 0
-    for flag in flags:
-        if flag not in _JS_FLAGS:
-            raise ValueError(f"invalid regular expression flag {flag!r}")
-        bits |= _JS_FLAGS[flag]
-    try:
-        return re.compile(_NAMED_GROUP.sub("(?P<", pattern), bits)
-    except re.error as err:
-        raise ValueError(f"invalid regular expression: {err}") from None
-
-
 class Regex(TextAssertion):
-    """The answer matches the JavaScript pattern `value` (with `flags`)."""
+    """The answer matches the JavaScript pattern `value` (with `flags`), as
+    ``new RegExp(value, flags).test(answer)`` (evaluators.js_regex). A pattern or flags
+    JavaScript rejects fail when graded, as in AgentV (the file still loads)."""
     kind = "regex"
     value: str
     flags: str = ""
 
-    @field_validator("value")
-    @classmethod
-    def _compiles(cls, value: str) -> str:
-        js_regex(value)
-        return value
-
-    @field_validator("flags")
-    @classmethod
-    def _flags(cls, flags: str) -> str:
-        js_regex("", flags)
-        return flags
-
     async def evaluate(self, ctx: EvalContext) -> EvaluatorResult:
-        passed = js_regex(self.value, self.flags).search(ctx.candidate_answer) is not None
+        passed = js_test(self.value, self.flags, ctx.candidate_answer)
         shown = f"/{self.value}/{self.flags}" + (f" (flags: {self.flags})" if self.flags else "")
         return self.outcome(passed, f"Output matches pattern {shown}" if passed
                             else f"Output does not match pattern {shown}")

@@ -7,7 +7,8 @@ order), ``superset`` (every expected call appears somewhere, extras allowed), ``
 actual call is one of the expected). Arguments are compared by `args_match` (per item or for the
 evaluator): ``exact`` (default), ``superset`` (the call has at least the expected keys),
 ``subset``, ``ignore``, or a list of (dotted) fields; ``args: any`` matches anything. An item's
-`max_duration_ms` adds a latency check when the call's duration is known.
+`max_duration_ms` adds a latency check (counted even when its step is not matched; skipped when the
+matched call's duration is unknown), as AgentV 4.42.4 scores it.
 """
 from __future__ import annotations
 
@@ -65,16 +66,18 @@ class Checks:
         self.items: list[dict[str, Any]] = []
         self.hits = 0
         self.latency_hits = 0
-        self.latency_checked = 0
+        self.latency_skipped = 0  # matched calls whose duration is unknown
 
     def add(self, text: str, passed: bool, counts: bool = True) -> None:
         self.items.append({"text": text, "passed": passed})
         self.hits += int(passed and counts)
 
     def latency(self, item: Expected, call: Call) -> None:
-        if item.max_duration_ms is None or call.duration_ms is None:
+        if item.max_duration_ms is None:
             return
-        self.latency_checked += 1
+        if call.duration_ms is None:
+            self.latency_skipped += 1
+            return
         took, limit = call.duration_ms, item.max_duration_ms
         if took <= limit:
             self.latency_hits += 1
@@ -124,7 +127,10 @@ class ToolTrajectory4(Evaluator):
         return self.done(sum(1 for a in items if a["passed"]) / len(items), items)
 
     def scored(self, checks: Checks, expected: list[Expected]) -> EvaluatorResult:
-        total = len(expected) + checks.latency_checked
+        """AgentV's: every ``max_duration_ms`` counts (a step not matched misses it too) but
+        those of matched calls with no duration."""
+        latency = sum(1 for item in expected if item.max_duration_ms is not None)
+        total = len(expected) + latency - checks.latency_skipped
         score = (checks.hits + checks.latency_hits) / total if total else 1.0
         return self.done(score, checks.items)
 

@@ -1,7 +1,7 @@
-"""The typed eval API (seed 002) in one import::
+"""The typed eval API (seed 002); users import it from the package top (``agentv``)::
 
-    from agentv.flows.evals import (Dataset, EvalLoop, all_of, collect_results, exact_match,
-                             llm_judge, request_mailbox, result_mailbox, submit_dataset)
+    from agentv import (Dataset, EvalLoop, all_of, collect_results, exact_match,
+                        llm_judge, request_mailbox, result_mailbox, submit_dataset)
 
 Data (``Sample``, ``Dataset``, ``Score``, ``EvalResult``, ``EvalReport``), evaluators and
 combinators (``evaluators``), judges built from targets.yaml by name (``llm_judge``,

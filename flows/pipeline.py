@@ -31,7 +31,6 @@ from agentv.flows.prefect.scrubbed import PERSIST, scrub_errors
 from agentv.flows.runners.case_tasks import CaseTasks
 from agentv.flows.session import RunSession, as_is
 from agentv.tasks.engine.runtime import throttling
-from agentv.tasks.load.case_store import release_cases
 from agentv.tasks.plan.batching import Batch, batch_size, run_batches
 from agentv.tasks.plan.expand import Job
 
@@ -129,7 +128,6 @@ async def _eval(session: RunSession, launch: Launch, started: float) -> Any:
     finally:
         if pages is not None:
             pages.stop()
-        release_cases(session.plan.suites)  # no job builds its case again
     wall = time.perf_counter() - started  # the same clock as the console's wall time
     summary = await session.recording.call(summarize_stage, session, wall, as_is(pages))
     control = session.control

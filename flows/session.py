@@ -27,8 +27,7 @@ from agentv.tasks.engine.head_start import local_job_runner
 from agentv.tasks.engine.jobs import JobRunner, Record
 from agentv.tasks.engine.runtime import build_runtimes, close_runtimes
 from agentv.tasks.load.redact import redact_log_handlers
-from agentv.tasks.plan.expand import Job
-from agentv.tasks.plan.job_table import not_done
+from agentv.tasks.plan.expand import Job, not_done
 from agentv.tasks.plan.outputs import default_results_path
 from agentv.tasks.plan.plan import EvalOptions, Plan, build_plan
 from agentv.tasks.results.ledger import RunLedger

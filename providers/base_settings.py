@@ -245,10 +245,15 @@ def parse_settings(model: type[BaseModel], raw: Mapping[str, Any], *, where: str
     at = line_of or (lambda _key: where)
     if from_env:
         context = {**(context or {}), FROM_ENV: True}
+    near: list[ConfigError] = []  # a near miss of a known setting: an error, not ignored
     if warn and not getattr(model, "extras_pass_through", False):
         known = alias_names(model)
         for key in [k for k in raw if k not in known]:
-            warn(f"{at(key)}: unknown setting '{key}'{label}{did_you_mean(key, known)} "
+            hint = did_you_mean(key, known)
+            if hint:
+                near.append(ConfigError(f"unknown setting '{key}'{label}{hint}", at(key)))
+                continue
+            warn(f"{at(key)}: unknown setting '{key}'{label} "
                  f"(ignored; known: {', '.join(sorted(model.model_fields))})")
     try:
         config = model.model_validate(data, context=context)
@@ -265,11 +270,18 @@ def parse_settings(model: type[BaseModel], raw: Mapping[str, Any], *, where: str
             shown = {k: v for k, v in e.items() if k != "input"} if _secret_bearing(model, key) \
                 else e  # a secret's value is never echoed back ("got …")
             found.append(ConfigError(describe_error(shown), at(written.split(".")[0]), written))
+        found += near
         if found:  # every error of the mapping at once
             raise (found[0] if len(found) == 1 else ConfigErrors(found)) from None
         return None
+    if near:
+        raise near[0] if len(near) == 1 else ConfigErrors(near)
     if deferred:
         return None
+    lints: Any = getattr(config, "lints", None)  # (setting, message): validate-time warnings
+    if warn is not None and callable(lints):
+        for name, message in lints():
+            warn(f"{at(name)}: {name}: {message}")
     return config
 
 

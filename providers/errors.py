@@ -103,3 +103,15 @@ def did_you_mean(word: object, choices: Iterable[str]) -> str:
         return ""
     close = difflib.get_close_matches(word, [c for c in choices if c != word], n=1, cutoff=0.75)
     return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def unknown_key(key: object, place: str, choices: Iterable[str], where: str,
+                warn: Any) -> None:
+    """A key no reader takes: a near miss of one of ``choices`` (``evaluator`` for
+    ``evaluators``, ``expected_outcom``) is an error saying which — ignoring it would change
+    the score; any other is a warning (``warn(message)``), ignored."""
+    hint = did_you_mean(key, choices)
+    if hint:
+        raise ConfigError(f"unknown key '{key}' in {place}{hint}", where)
+    if warn is not None:
+        warn(f"{where}: unknown key '{key}' in {place} (ignored)")

@@ -96,6 +96,42 @@ class Throttling:
         return f"{self.target} throttled: " + ", ".join(parts)
 
 
+@dataclass
+class LimitWaits:
+    """How long a target's calls waited for a slot (its window's and its shared limit's):
+    for the run summary."""
+
+    target: str
+    limit: str = ""  # the shared limit's name ("": none)
+    slots: int = 0
+    calls: int = 0
+    waited: int = 0  # calls that waited more than WAITED_S
+    total_s: float = 0.0
+    longest_s: float = 0.0
+
+    def add(self, seconds: float) -> None:
+        self.calls += 1
+        self.total_s += seconds
+        self.longest_s = max(self.longest_s, seconds)
+        if seconds > WAITED_S:
+            self.waited += 1
+
+    def line(self) -> str:
+        return (f"{self.target} waited on shared limit {self.limit} ({self.slots} slot(s)): "
+                f"{self.total_s:.1f} s in all, {self.waited} of {self.calls} call(s) waited, "
+                f"longest {self.longest_s:.1f} s")
+
+
+WAITED_S = 0.01
+
+
+def _note_wait(err: BaseException, waited: float | None) -> None:
+    try:
+        err.limit_wait_ms = round((waited or 0.0) * 1000, 3)  # type: ignore[attr-defined]
+    except AttributeError:
+        pass  # an exception type without a __dict__
+
+
 class AimdWindow:
     """A target's in-flight window: at most ``ceiling`` calls; adaptive unless told not to
     (then a fixed window of ``ceiling``)."""
@@ -168,13 +204,15 @@ class LimitedProvider:
     """Wraps a provider: every ``invoke`` holds a slot of the target's window and, with a
     ``shared_limit``, a slot of the shared pool."""
 
-    def __init__(self, provider: Any, window: AimdWindow, shared: SlotPool | None = None):
+    def __init__(self, provider: Any, window: AimdWindow, shared: SlotPool | None = None,
+                 shared_name: str = "", shared_slots: int = 0):
         self.provider, self.window, self.shared = provider, window, shared
+        self.waits = LimitWaits(provider.name, shared_name, shared_slots)
         self.name = provider.name
         self.kind = getattr(provider, "kind", "")
 
     def __getattr__(self, attr: str) -> Any:  # is_agent, target, typed_settings, ...
-        if attr in ("provider", "window", "shared"):
+        if attr in ("provider", "window", "shared", "waits"):
             raise AttributeError(attr)
         return getattr(self.provider, attr)
 
@@ -182,20 +220,30 @@ class LimitedProvider:
         self.provider.check()
 
     async def invoke(self, request: Request) -> Response:
+        """The call, once it holds a window slot and a shared slot; the time it waited for
+        them goes on the response (``wait_ms``) or the error (``limit_wait_ms``)."""
+        asked = time.monotonic()
         started = await self.window.acquire()
+        waited: float | None = None
         try:
             if self.shared is None:
+                waited = time.monotonic() - asked
                 response = await self.provider.invoke(request)
             else:
                 async with self.shared.hold():
+                    waited = time.monotonic() - asked
                     response = await self.provider.invoke(request)
-        except ProviderError as err:
-            if err.status == 429:
+        except Exception as err:
+            _note_wait(err, waited)
+            if isinstance(err, ProviderError) and err.status == 429:
                 self.window.throttled(started, err.retry_after)
             raise
         finally:
             await self.window.release()
+            if waited is not None:
+                self.waits.add(waited)
         self.window.succeeded(response.rate_limit_remaining)
+        response.wait_ms = round((waited or 0.0) * 1000, 3)
         return response
 
     async def aclose(self) -> None:

@@ -15,10 +15,11 @@ validated model's values, split into ``(marked, loose)``: loose values may be or
 """
 from __future__ import annotations
 
+import base64
 import os
 import re
 from typing import Any, Iterable
-from urllib.parse import parse_qsl, unquote, urlsplit
+from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
 from pydantic import BaseModel
 
@@ -62,11 +63,22 @@ def url_secrets(url: str) -> tuple[list[str], list[str]]:
     except ValueError:
         return [], []
     userinfo = parts.netloc.rpartition("@")[0] if "@" in parts.netloc else ""
-    marked = [userinfo, unquote(userinfo), password or "", unquote(password or "")]
+    marked = [userinfo, unquote(userinfo), password or "", unquote(password or ""),
+              *basic_auth(unquote(userinfo))]
     loose: list[str] = []
     for key, value in parse_qsl(parts.query):
         (marked if SECRET_NAME.search(key) or key == "code" else loose).append(value)
     return _literal(marked), _literal(v for v in loose if len(v) >= LOOSE_MIN_LENGTH)
+
+
+def basic_auth(userinfo: str) -> list[str]:
+    """What a client sends for ``user:password@`` userinfo: ``Basic base64(user:password)``,
+    the base64 alone, and both URL-encoded (a server echoing its headers shows them)."""
+    if not userinfo:
+        return []
+    token = base64.b64encode(userinfo.encode()).decode()
+    header = f"Basic {token}"
+    return [header, token, quote(token, safe=""), quote(header, safe="")]
 
 
 def _literal(values: Iterable[str]) -> list[str]:

@@ -11,7 +11,8 @@ with (``tasks.load.redact``).
 
 Values are registered when targets and ``.env`` files are loaded (``tasks.load.redact``
 decides *what* is secret); ``scrub`` replaces each registered value — and its JSON-escaped
-and URL-encoded spellings — with ``***``. ``cut``/``tail`` scrub BEFORE shortening, so a
+and URL-encoded spellings — with ``***``, and then any run of 12 or more characters of one
+(a partial echo: ``providers.secret_fragments``). ``cut``/``tail`` scrub BEFORE shortening, so a
 key straddling the cut never leaks a prefix or suffix. The registry also keeps the names a
 ``.env`` file added to the environment (``dotenv_only``): child processes get them only when
 they declare them (``providers.process.environment``).
@@ -25,6 +26,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, Iterable, Iterator
 from urllib.parse import quote, quote_plus
+
+from agentv.providers.secret_fragments import FRAGMENT, FragmentIndex
 
 MASK = "***"
 MIN_LENGTH = 4
@@ -43,6 +46,7 @@ class SecretRegistry:
         self._lock = threading.Lock()
         self._values: tuple[str, ...] = ()
         self._pattern: re.Pattern[str] | None = None  # one pass, whatever the count
+        self._fragments = FragmentIndex(())  # runs of >= 12 characters of a secret
         self._dotenv: frozenset[str] = frozenset()
 
     @property
@@ -72,9 +76,13 @@ class SecretRegistry:
     def clear(self) -> None:
         with self._lock:
             self._values, self._pattern, self._dotenv = (), None, frozenset()
+            self._fragments = FragmentIndex(())
 
     def scrub(self, text: str) -> str:
-        pattern = self._pattern
+        if not self._values:
+            return text
+        text = self._fragments.mask(text, MASK)  # values of >= 12 characters, and their runs
+        pattern = self._pattern  # the shorter ones, whole
         return pattern.sub(MASK, text) if pattern is not None else text
 
     def scrub_obj(self, value: Any) -> Any:
@@ -93,7 +101,9 @@ class SecretRegistry:
         with self._lock:
             if new - set(self._values):
                 self._values = tuple(sorted(set(self._values) | new, key=len, reverse=True))
-                self._pattern = re.compile("|".join(map(re.escape, self._values)))
+                short = [v for v in self._values if len(v) < FRAGMENT]
+                self._pattern = re.compile("|".join(map(re.escape, short))) if short else None
+                self._fragments = FragmentIndex(self._values)
 
 
 _ACTIVE: ContextVar[SecretRegistry | None] = ContextVar("agentv_secrets", default=None)

@@ -19,6 +19,44 @@ EXAMPLE = ROOT / "data" / "examples" / "simple"
 SHARED = next((p for p in (ROOT.parent / "shared", ROOT.parent.parent / "shared") if p.is_dir()),
               ROOT.parent / "shared")
 
+# Fixtures that start a Prefect server: a test requesting one must be marked slow.
+SERVER_FIXTURES = frozenset({"prefect_api", "cli", "own_prefect_server"})
+_current_test: list[pytest.Item] = []
+
+
+def _require_slow(what: str, strict_only: bool = False) -> None:
+    """Fail the running test unless it is marked slow (it starts a server or a real program).
+    Programs and `agentv eval` subprocesses are checked only with AGENTV_STRICT_SLOW=1 until the
+    remaining offenders are marked (docs/development.md)."""
+    if strict_only and not os.environ.get("AGENTV_STRICT_SLOW"):
+        return
+    if _current_test and not _current_test[-1].get_closest_marker("slow"):
+        pytest.fail(f"{what}: mark this test @pytest.mark.slow (it starts a Prefect server or a "
+                    "real program)", pytrace=False)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    _current_test[:] = [item]
+    used = SERVER_FIXTURES.intersection(getattr(item, "fixturenames", ()))
+    if used:
+        _require_slow(f"uses {', '.join(sorted(used))}")
+
+
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    _current_test.clear()
+
+
+def shared_path(*parts: str) -> Path:
+    """A path under ../shared (examples, bench). Missing: the test is skipped locally and fails
+    under CI=true, like a missing program (see real_tool)."""
+    path = SHARED.joinpath(*parts)
+    if path.exists():
+        return path
+    if os.environ.get("CI"):
+        pytest.fail(f"{path} is missing: ../shared must be beside the repository under CI")
+    pytest.skip(f"{path} is missing (../shared is not beside the repository)")
+
 
 @pytest.fixture(scope="session")
 def prefect_api(tmp_path_factory) -> str:
@@ -40,6 +78,8 @@ def prefect_api(tmp_path_factory) -> str:
 def run_cli(*args: str, cwd: Path | str | None = None, env: dict | None = None,
             timeout: float = 120, module: str = "agentv") -> subprocess.CompletedProcess:
     """Run ``python -m flows.cli.main ARGS`` (the agentv command) as a real subprocess."""
+    if "eval" in args[:1] and "--dry-run" not in args or module == "agentv.flows.eval":
+        _require_slow("runs `agentv eval` in a subprocess", strict_only=True)
     full_env = {**os.environ, **(env or {})}
     full_env["PYTHONPATH"] = str(ROOT) + os.pathsep + full_env.get("PYTHONPATH", "")
     return subprocess.run([sys.executable, "-m", module, *args], cwd=cwd or ROOT,
@@ -60,6 +100,7 @@ def real_tool(name: str) -> str:
     .tools/bin, or found on PATH). Missing: the test is skipped locally and fails under CI,
     where .ci/run has installed everything."""
     import shutil
+    _require_slow(f"runs the real program {name}", strict_only=True)
     local = TOOLS_BIN / name
     if local.exists():
         return str(local)
@@ -84,3 +125,16 @@ def wire_stub(wire_stub_server):
     """The loopback stub speaking every LLM wire format (tests/stub_llm.py), reset per test."""
     wire_stub_server.reset()
     return wire_stub_server
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call):
+    """Under CI=true a test skipped because ../shared is missing fails instead (every skip whose
+    reason names shared/, from skipif marks, pytest.skip or shared_path)."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.skipped and os.environ.get("CI") and not SHARED.is_dir():
+        reason = str(report.longrepr[-1] if isinstance(report.longrepr, tuple) else report.longrepr)
+        if "shared" in reason:
+            report.outcome = "failed"
+            report.longrepr = f"../shared is missing under CI=true: {reason}"

@@ -7,7 +7,9 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import resource
+import shlex
 import sys
 import time
 import traceback
@@ -25,6 +27,28 @@ def read_case(case_dir: Path) -> dict[str, str]:
         key, _, value = line.partition(": ")
         spec[key] = value
     return spec
+
+
+def prepared(case_dir: Path, spec: dict[str, str]) -> list[Path]:
+    """Inputs a case makes when it runs, rather than keeping them in git: ``sparse: FILE SIZE``
+    (a file of SIZE bytes that takes no disk) and ``symlink: NAME -> TARGET``; ``path:`` is the
+    PATH the case runs with. Returns them
+    (removed after the case)."""
+    made = []
+    if "sparse" in spec:
+        name, size = spec["sparse"].split()
+        path = case_dir / name
+        with open(path, "wb") as fh:
+            fh.truncate(int(size))
+        made.append(path)
+    if "symlink" in spec:
+        name, _, target = spec["symlink"].partition(" -> ")
+        path = case_dir / name
+        if path.is_symlink() or path.exists():
+            path.unlink()
+        os.symlink(target, path)
+        made.append(path)
+    return made
 
 
 def run(argv: list[str]) -> dict:
@@ -49,17 +73,29 @@ def run(argv: list[str]) -> dict:
 def main(dirs: list[str]) -> None:
     for d in map(Path, dirs):
         spec = read_case(d)
-        target = str(eval_file(d))
-        args = [a.replace("{dir}", str(d)) for a in spec.get("args", "").split()]
-        results = {"case": d.name}
-        if not args:
-            results["validate"] = run(["validate", target])
-            if results["validate"]["code"] == 0:  # would run: the test reports the miss
-                print(json.dumps(results), flush=True)
-                continue
-        results["eval"] = run(["eval", "--dry-run", target, *args])
-        print(json.dumps(results), flush=True)
+        made = prepared(d, spec)
+        saved_path = os.environ.get("PATH", "")
+        os.environ["PATH"] = spec.get("path", saved_path)  # ``path:``: the case's own PATH
+        try:
+            print(json.dumps(run_case(d, spec)), flush=True)
+        finally:
+            os.environ["PATH"] = saved_path
+            for path in made:
+                path.unlink()
     print(json.dumps({"peak_rss_mb": peak_rss_mb()}), flush=True)
+
+
+def run_case(d: Path, spec: dict[str, str]) -> dict:
+    """``args``: shell words (``--out ''`` is an empty value); ``{dir}`` is the case's folder."""
+    target = str(eval_file(d))
+    args = [a.replace("{dir}", str(d)) for a in shlex.split(spec.get("args", ""))]
+    results: dict = {"case": d.name}
+    if not args:
+        results["validate"] = run(["validate", target])
+        if results["validate"]["code"] == 0:  # would run: the test reports the miss
+            return results
+    results["eval"] = run(["eval", "--dry-run", target, *args])
+    return results
 
 
 def peak_rss_mb() -> float:

@@ -71,6 +71,8 @@ def _sink_summary(sink: RunSink, options: EvalOptions, info: RunInfo,
     parquet = sink.finish()
     if parquet is not None:
         files["parquet"] = str(parquet.resolve())
+    elif sink.parquet is not None and sink.parquet.failed not in (None, "abandoned"):
+        log.warning("could not write the Parquet file: %s", sink.parquet.failed)
     if options.junit:
         _junit(parquet or Path(files["results"]), options.junit, files)
     summary = sink.tally.summary()

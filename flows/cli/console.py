@@ -4,7 +4,6 @@ the ERRORS and WARNINGS sections and the summary. The progress line appears only
 terminal."""
 from __future__ import annotations
 
-import os
 import sys
 import time
 from typing import Any
@@ -170,7 +169,7 @@ def run_from_cli(opts: EvalOptions, show_failures: int = 10) -> int:
         from agentv.flows.prefect.recording import api_lost
         if not api_lost(err) or opts.verbose:
             raise
-        return exit_now(prefect_lost_midrun(err, opts))
+        return prefect_lost_midrun(err, opts)
     finally:
         bar.stop()
     if result.get("io_error"):  # disk full, file too large: one error line, then the summary
@@ -183,10 +182,10 @@ def run_from_cli(opts: EvalOptions, show_failures: int = 10) -> int:
     if result.get("interrupted"):
         print(f"  interrupted: {result.get('not_run', 0)} case(s) not run; continue with "
               f"--resume {result['results']}")
-        return exit_now(exit_code(result))
+        return exit_code(result)
     if result.get("prefect_lost"):
-        return exit_now(PREFECT_LOST_EXIT)
-    return exit_now(1 if result.get("gate_failures") else 0)
+        return PREFECT_LOST_EXIT
+    return 1 if result.get("gate_failures") else 0
 
 
 def prefect_lost_line(result: dict[str, Any]) -> str:
@@ -206,40 +205,6 @@ def prefect_lost_midrun(err: Exception, opts: EvalOptions) -> int:
     print(f"error: Prefect recording stopped: {lost_reason(err)}; the cases recorded so far "
           f"are in {out}; continue with --resume {out}", file=sys.stderr)
     return PREFECT_LOST_EXIT
-
-
-ENTRY_MODULES = ("agentv", "agentv.__main__", "agentv.flows.cli.main", "agentv.flows.eval",
-                 "flows.eval")
-
-
-def _is_agentv_process() -> bool:
-    """This process is the ``agentv`` command itself (not a program calling its main)."""
-    main = sys.modules.get("__main__")
-    spec = getattr(main, "__spec__", None)
-    if spec is not None:
-        return spec.name in ENTRY_MODULES
-    return os.path.basename(sys.argv[0] or "") == "agentv"
-
-
-def exit_now(code: int) -> int:
-    """The run is over and everything it wrote is closed: when this process is the
-    ``agentv`` command, exit without the interpreter's teardown of every module and object
-    (~0.4 s after a run). Worker threads are joined, exit handlers run (Prefect's drains,
-    logging's flush), the console is flushed; then the process ends with ``code``."""
-    if not _is_agentv_process():
-        return code
-    import atexit
-    import threading
-    shutdown = getattr(threading, "_shutdown", None)  # what the interpreter's exit runs first:
-    if shutdown is not None:  # executors told to stop, then non-daemon threads joined
-        shutdown()
-    atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):
-            pass
-    os._exit(code)
 
 
 def exit_code(result: dict[str, Any]) -> int:

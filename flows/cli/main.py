@@ -11,7 +11,7 @@ from typing import List, Optional
 
 import typer
 
-from agentv.flows.cli.argv import agentv_argv
+from agentv.flows.cli.argv import agentv_argv, given, run_app, whole_number
 from agentv.flows.cli.baseline import baseline_app
 from agentv.flows.cli.output import fail, setup_logging
 from agentv.flows.cli.server import server_app
@@ -48,6 +48,10 @@ def main_options(version: bool = typer.Option(
         False, "--version", callback=_print_version, is_eager=True,
         help="Print agentv's version and exit.")) -> None:
     """agentv: evaluate AI agents and LLM apps with AgentV eval suites on Prefect."""
+
+
+# switches whose False is a choice (--no-fail-on-error), not the switch left off
+TRI_STATE = frozenset({"fail_on_error"})
 
 
 @app.command("eval")
@@ -107,9 +111,10 @@ def eval_command(
     min_pass_rate: Optional[str] = typer.Option(
         None, metavar="RATE", help="Quality gate: exit 1 when the share of passing cases "
         "is below RATE (0-1). Also execution.min_pass_rate."),
-    fail_on_error: bool = typer.Option(
-        False, help="Quality gate: exit 1 when any case or evaluator errored. Also "
-        "execution.fail_on_error."),
+    fail_on_error: Optional[bool] = typer.Option(
+        None, "--fail-on-error/--no-fail-on-error", help="Quality gate: exit 1 when any "
+        "case or evaluator errored (default: when a case errored, i.e. its target gave no "
+        "answer; --no-fail-on-error: never). Also execution.fail_on_error."),
     threshold: Optional[str] = typer.Option(
         None, metavar="SCORE", help="AgentV's per-test threshold (0-1): a case passes when "
         "its score reaches it; exit 1 when any case scores below it."),
@@ -124,10 +129,12 @@ def eval_command(
     keep_workspaces: bool = typer.Option(False, help="Keep every agent case's workspace "
         "(a failed or errored case's is kept anyway; records say where)."),
     allow_path: Optional[List[str]] = typer.Option(None, metavar="DIR", help=ALLOW_PATH_HELP),
+    no_sandbox: bool = typer.Option(False, "--no-sandbox", help="Run case processes without "
+        "the OS sandbox (bubblewrap): for platforms without it. See docs/security.md."),
     strict: bool = typer.Option(False, help="Treat warnings (unknown keys, ...) as errors."),
-    show_failures: int = typer.Option(
-        10, metavar="N", min=0, help="List the N worst failed or errored cases and why "
-        "(the FAILED block; 0: none)."),
+    show_failures: Optional[str] = typer.Option(
+        None, metavar="N", show_default=False, help="List the N worst failed or errored cases "
+        "and why (the FAILED block; 0: none; default 10)."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log provider calls, tracebacks."),
 ) -> None:
     """Run eval suites: one scored record per case and target.
@@ -141,8 +148,10 @@ def eval_command(
     setup_logging(verbose)
     flags, names = dict(locals()), {f.name for f in fields(EvalOptions)}
     try:
-        opts = EvalOptions(**{k: v for k, v in flags.items() if k in names and v})
-        code = run_from_cli(opts, show_failures)
+        shown = whole_number(show_failures, "--show-failures", 10)
+        opts = EvalOptions(**{k: v for k, v in flags.items() if k in names
+                              and (given(v) or (k in TRI_STATE and v is not None))})
+        code = run_from_cli(opts, shown)
     except ConfigError as err:
         fail(err, verbose)
     raise typer.Exit(code)
@@ -238,23 +247,36 @@ def report_command(
 
 
 from agentv.flows.cli.init import init_command  # noqa: E402 - light modules (typer only)
+from agentv.flows.cli.view import view_command  # noqa: E402
 from agentv.flows.cli.worker import worker_command  # noqa: E402
 
 app.command("worker", short_help="Run typed-API samples from a mailbox until SIGTERM.")(
     worker_command)
 app.command("init", short_help="Write a starter suite that runs as it is (mock target).")(
     init_command)
+app.command("view", short_help="Browse runs, failing cases and comparisons in a local web "
+            "viewer.")(view_command)
 
 
 def main(argv: list[str] | None = None) -> None:
-    from agentv.flows.cli.allocator import set_allocators
     from agentv.providers import secrets
-    set_allocators()  # before a suite is read: a run's memory stays flat as suites grow
     from agentv.tasks.load.redact import scrub_console
     with secrets.scope() as registry:  # the command's secrets: what its loading registers
         scrub_console(registry)  # whatever reaches the terminal is scrubbed of them
         args = agentv_argv(sys.argv[1:] if argv is None else argv)
-        app(args=args, prog_name="agentv")
+        try:
+            run_app(app, args, "agentv")  # click's usage errors: one line, exit 2
+        finally:
+            if argv is None:  # the command itself: its exit is next
+                exit_quickly()
+
+
+def exit_quickly() -> None:
+    """Spare the interpreter's exit a full garbage collection of every object Prefect
+    imported (~0.8 s): move them to the permanent generation; the process ends next,
+    through the plain ``sys.exit`` (threads joined, exit handlers run)."""
+    import gc
+    gc.freeze()
 
 
 if __name__ == "__main__":

@@ -36,19 +36,26 @@ def server_status() -> None:
     raise typer.Exit(0 if url else 1)
 
 
-@server_app.command("prune", short_help="Delete flow runs older than --older-than (30d).")
+@server_app.command("prune", short_help="Delete flow runs older than --older-than (30d) "
+                    "and shrink the database.")
 def server_prune(
     older_than: str = typer.Option("30d", metavar="AGE",
                                    help="Delete flow runs that started more than AGE ago "
                                    "(30d, 12h, 90m, 2w)."),
+    compact: bool = typer.Option(True, "--compact/--no-compact",
+                                 help="On agentv's own server, also delete events and logs "
+                                 "older than AGE and give the freed space back to the disk "
+                                 "(VACUUM, write-ahead log emptied)."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Tracebacks on errors."),
 ) -> None:
     """Delete old flow runs (their task runs, logs and artifacts with them) from the
-    Prefect server: PREFECT_API_URL's, else agentv's own."""
+    Prefect server: PREFECT_API_URL's, else agentv's own. On agentv's own server the
+    database file then shrinks; another server only gets the API's deletes."""
     import asyncio
+    import sqlite3
 
-    from agentv.flows.prefect.prune import parse_age, prune_flow_runs
-    from agentv.flows.prefect.server import running_api
+    from agentv.flows.prefect.prune import parse_age, prune_flow_runs, shrink
+    from agentv.flows.prefect.server import own_database, running_api
     try:
         age = parse_age(older_than)
         url = running_api()
@@ -60,3 +67,9 @@ def server_prune(
         fail(err, verbose)
     typer.echo(f"pruned {pruned.flow_runs} flow run(s) and {pruned.artifacts} artifact(s) "
                f"older than {older_than}")
+    if compact:
+        try:
+            typer.echo(shrink(own_database(url), age))
+        except sqlite3.Error as err:
+            fail(ConfigError(f"could not compact the database ({err}); the runs are "
+                             "deleted, try again later", None, "database"), verbose)

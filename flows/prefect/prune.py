@@ -1,8 +1,10 @@
-"""Keep the Prefect database bounded (each case costs it ~1.8 KB): ``agentv server prune
+"""Keep the Prefect database bounded (each case costs it ~1.2–1.8 KB): ``agentv server prune
 --older-than 30d`` deletes, through Prefect's API client, the flow runs that started before
-the cut-off with their artifacts; the server deletes their task runs with them (a cascade),
-and its vacuum service the logs left without a flow run. A run whose server died mid-run
-never ended: it goes by its start time too.
+the cut-off with their artifacts; the server deletes their task runs with them (a cascade).
+A run whose server died mid-run never ended: it goes by its start time too. On agentv's own
+server the database file then shrinks (``db_compact``): events and logs older than the
+cut-off go, ``VACUUM`` gives the free pages back to the disk and the write-ahead log is
+emptied. A server the user runs (``PREFECT_API_URL``) only gets the API's deletes.
 
 agentv's own server also vacuums itself: ``retention_env`` turns on Prefect's database
 vacuum for flow runs (ended before the retention period) and their orphaned logs and
@@ -15,6 +17,7 @@ import os
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 
 from agentv.providers.errors import ConfigError
 
@@ -63,6 +66,25 @@ def retention_env() -> dict[str, str]:
 class Pruned:
     flow_runs: int = 0
     artifacts: int = 0
+
+
+def shrink(database: Path | None, older_than: timedelta) -> str:
+    """After the API's deletes: the database of agentv's own server (``database``, None
+    for another server) compacted; one line saying what it came to (or why not)."""
+    from agentv.flows.prefect.db_compact import compact, megabytes
+    if database is None:
+        return ("database: not compacted — the server is not agentv's own "
+                "(only its API deleted the runs; the file keeps its size until the "
+                "server's owner vacuums it)")
+    done = compact(database, datetime.now(timezone.utc) - older_than)
+    trimmed = ", ".join(f"{n} {what}" for what, n in done.trimmed.items() if n)
+    line = (f"database: {megabytes(done.before)} → {megabytes(done.after)} (file and "
+            f"write-ahead log, {database})")
+    if trimmed:
+        line += f"; also deleted {trimmed}"
+    if not done.checkpointed:
+        line += "; the server kept its write-ahead log busy: it empties at its next checkpoint"
+    return line
 
 
 async def prune_flow_runs(older_than: timedelta) -> Pruned:

@@ -39,6 +39,32 @@ def agentv_home() -> Path:
     return Path(os.environ.get("AGENTV_HOME") or Path.home() / ".agentv")
 
 
+def default_database() -> Path:
+    """The SQLite file agentv's own server keeps its database in (Prefect's default under
+    its home)."""
+    return agentv_home() / "prefect" / "prefect.db"
+
+
+DATABASE_URL_ENV = ("PREFECT_SERVER_DATABASE_CONNECTION_URL",
+                    "PREFECT_API_DATABASE_CONNECTION_URL")
+
+
+def own_database_file() -> Path | None:
+    """The database file the server about to start will use; None when the environment
+    points it elsewhere (another file or PostgreSQL: the user's to look after)."""
+    return None if any(os.environ.get(k) for k in DATABASE_URL_ENV) else default_database()
+
+
+def own_database(api_url: str) -> Path | None:
+    """The SQLite file of agentv's own server when ``api_url`` is that server's API (and
+    it keeps its database in the file it was started with), else None."""
+    state = read_state() or {}
+    if not api_url or state.get("api_url", "").rstrip("/") != api_url.rstrip("/"):
+        return None
+    database = state.get("database", str(default_database()))  # older state: the default
+    return Path(database) if database and Path(database).exists() else None
+
+
 def _state_file() -> Path:
     return agentv_home() / "server.json"
 
@@ -113,6 +139,8 @@ def start_server(wait: bool = True) -> str:
     port = _free_port()
     url = f"http://127.0.0.1:{port}/api"
     from agentv.flows.prefect.prune import retention_env
+    database = own_database_file()
+    _compact_before_start(database)
     env = {**os.environ, **QUIET_ENV, **ui_env(port), **retention_env(),
            "PREFECT_HOME": str(home / "prefect")}
     env.pop("PREFECT_API_URL", None)
@@ -129,7 +157,8 @@ def start_server(wait: bool = True) -> str:
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, held)
     _state_file().write_text(json.dumps({"pid": proc.pid, "api_url": url, "port": port,
-                                         "ui_url": f"http://127.0.0.1:{port}"}))
+                                         "ui_url": f"http://127.0.0.1:{port}",
+                                         "database": str(database) if database else None}))
     if wait:
         deadline = time.monotonic() + START_TIMEOUT_S
         while time.monotonic() < deadline:
@@ -141,6 +170,21 @@ def start_server(wait: bool = True) -> str:
             time.sleep(0.25)
         raise RuntimeError(f"prefect server did not answer within {START_TIMEOUT_S:.0f}s")
     return url
+
+
+def _compact_before_start(database: Path | None) -> None:
+    """The server's own schedule: a file with much free space (rows Prefect's vacuum
+    service or a prune deleted) is compacted before the server opens it. A failure leaves
+    the file as it was; the server starts anyway."""
+    import sqlite3
+
+    from agentv.flows.prefect.db_compact import compact, worth_compacting
+    if database is None or not worth_compacting(database):
+        return
+    try:
+        compact(database, timeout_s=10.0)
+    except sqlite3.Error:
+        pass
 
 
 def stop_server() -> bool:

@@ -39,6 +39,7 @@ from agentv.providers.base import (
 )
 from agentv.providers.filenames import bounded_name
 from agentv.providers.process.environment import child_env
+from agentv.providers.process.sandbox import Profile, target_profile
 from agentv.providers.process.supervision import ProcessResult, ProcessTimeout, run_process
 from agentv.providers.secrets import scrub
 
@@ -145,9 +146,10 @@ class AgentCliProvider(BaseProvider):
         log.info("target %s, case %s: running %s (cwd=%s)", self.name, request.eval_id,
                  scrub(shlex.join(argv)), ws.path)
         started = time.perf_counter()
+        env = child_env(self.env_names, self.program_env(ws))
         try:
-            proc = await run_process(argv, cwd=str(ws.path),
-                                     env=child_env(self.env_names, self.program_env(ws)),
+            proc = await run_process(argv, cwd=str(ws.path), env=env,
+                                     sandbox=self.sandbox_profile(ws, env),
                                      stdin=self.agent_prompt(request, ws.files),
                                      timeout=self.timeout_s,
                                      on_stdout_line=lambda l: lines.append((time.time(), l)))
@@ -166,6 +168,16 @@ class AgentCliProvider(BaseProvider):
                         usage=run.usage, latency_ms=latency,
                         raw={"exit_code": proc.returncode, "events": len(lines),
                              **({"duration_ms": run.duration_ms} if run.duration_ms else {})})
+
+    def sandbox_profile(self, ws: Workspace, env: dict[str, str]) -> Profile:
+        """The agent's sandbox: its workspace and agentv's side folder for it writable, and
+        the config folders its declared variables name (``CODEX_HOME``…), the network its
+        ``network`` setting says (default: full — it calls its model)."""
+        state = [v for k, v in env.items() if k.endswith(("_HOME", "_DIR"))
+                 and k in self.env_names and os.path.isdir(v)]
+        scratch = [str(ws.root)] if ws.root is not None else [str(ws.path), str(ws.side)]
+        return target_profile(self.target.setting, self.target.where, "agent",
+                              writable=[*scratch, *state])
 
     def _checked(self, lines: list[tuple[float, str]], proc: ProcessResult,
                  ws: Workspace) -> AgentRun:

@@ -2,7 +2,7 @@
 ``providers.agents.claude`` / ``copilot`` / ``pi`` / ``codex`` extend them."""
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from pydantic import field_validator
 
@@ -27,6 +27,11 @@ class AgentCliSettings(ProviderSettings):
     approval_preset: str | None = setting_field(
         "approval_preset", "approvalPreset", "permission_preset",
         description="read-only | auto | full-access (mapped to the program's flags)")
+
+    network: Literal["none", "loopback", "full"] | None = setting_field(
+        "network", description="the sandbox's network: none | loopback | full (default)")
+    sandbox: bool | Literal["on", "off"] | None = setting_field(
+        "sandbox", description="off: run this agent without the OS sandbox")
 
     @field_validator("executable")
     @classmethod

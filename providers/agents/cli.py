@@ -1,10 +1,13 @@
 """``provider: cli`` — any command becomes an agent target through a command template.
 
-Placeholders ``{PROMPT}`` (the request's question, files as ``<file: path="…">`` references),
+Placeholders ``{PROMPT_FILE}`` (a file holding the question: the documented way, with
+``$AGENTV_PROMPT`` and ``prompt_via: stdin``), ``{PROMPT}`` (the request's question,
+files as ``<file: path="…">`` references),
 ``{GUIDELINES}`` (guideline file contents), ``{EVAL_ID}``, ``{ATTEMPT}``, ``{FILES}`` (every
 referenced file, guidelines included, each rendered with ``files_format``),
-``{ATTACHMENTS}`` (non-guideline files, ``attachments_format``) and ``{OUTPUT_FILE}``
-(a fresh path the command writes its answer to) are substituted into an argv — no shell
+``{ATTACHMENTS}`` (non-guideline files, ``attachments_format``), ``{OUTPUT_FILE}``
+(a fresh path the command writes its answer to) and ``{PROMPT_FILE}`` (AgentV 4.x's: a file
+holding the question) are substituted into an argv — no shell
 (see ``providers.process.template``); they are also in the environment as ``AGENTV_PROMPT``,
 ``AGENTV_EVAL_ID``… The command runs in the eval file's directory unless ``cwd`` says
 otherwise (relative to that directory, as AgentV resolves it: ``providers.agents.cli_cwd``),
@@ -51,6 +54,7 @@ from agentv.providers.base import (
     Target,
 )
 from agentv.providers.facts import ProviderFacts
+from agentv.providers.process.sandbox import target_profile
 from agentv.providers.process.supervision import TAIL, ProcessResult, ProcessTimeout, run_process
 from agentv.providers.process.template import CommandTemplate, FileFormat, environment
 from agentv.providers.secrets import tail
@@ -115,7 +119,7 @@ class CliProvider(BaseProvider):
             stdin = request.question if self.config.prompt_via == "stdin" else None
             started = time.perf_counter()
             proc = await self._run(argv, env, _eval_dir(request), request.eval_id, stdin,
-                                   self.config.timeout_s, workspace)
+                                   self.config.timeout_s, workspace, tmp)
             latency = (time.perf_counter() - started) * 1000.0
             raw = self._answer(self.config.command, proc, out_file, argv)
         fmt = self.config.output_format
@@ -138,14 +142,15 @@ class CliProvider(BaseProvider):
             out_file = os.path.join(tmp, "batch.jsonl")
             files = _unique(p for r in requests for p in r.guideline_paths + r.input_files)
             attachments = _unique(p for r in requests for p in r.input_files)
-            values = {"EVAL_ID": "batch", "ATTEMPT": "1", "OUTPUT_FILE": out_file}
+            values = {"EVAL_ID": "batch", "ATTEMPT": "1", "OUTPUT_FILE": out_file,
+                      "PROMPT_FILE": _prompt_file(tmp, batch_input(requests))}
             lists = {"FILES": (self.config.files_format, files),
                      "ATTACHMENTS": (self.config.attachments_format, attachments)}
             argv = template.render(values, lists)
             started = time.perf_counter()
             proc = await self._run(argv, {**self.env, **environment(values, lists)},
                                    _eval_dir(requests[0]), f"batch of {len(requests)}",
-                                   batch_input(requests), timeout)
+                                   batch_input(requests), timeout, scratch=tmp)
             latency = (time.perf_counter() - started) * 1000.0
             text = self._answer(template, proc, out_file, argv)
         records = parse_batch_output(text, self.name)
@@ -158,6 +163,11 @@ class CliProvider(BaseProvider):
         values = {"PROMPT": request.question, "GUIDELINES": request.guidelines,
                   "EVAL_ID": request.eval_id, "ATTEMPT": str(request.attempt),
                   "OUTPUT_FILE": out_file}
+        if "PROMPT_FILE" in template.uses:  # the prompt as a file: data by construction
+            values["PROMPT_FILE"] = os.path.join(os.path.dirname(out_file), "prompt.txt")
+            Path(values["PROMPT_FILE"]).write_text(request.question, encoding="utf-8")
+        if "PROMPT_FILE" in template.uses:  # AgentV 4.x: the prompt in a file
+            values["PROMPT_FILE"] = _prompt_file(os.path.dirname(out_file), request.question)
         files: dict[str, tuple[FileFormat, list[str]]] = {
             "FILES": (self.config.files_format,
                       _unique(request.guideline_paths + request.input_files)),
@@ -166,12 +176,17 @@ class CliProvider(BaseProvider):
 
     async def _run(self, argv: list[str], env: dict[str, str], eval_dir: str | None, label: str,
                    stdin: str | None, timeout: float | None,
-                   workspace: str | None = None) -> ProcessResult:
+                   workspace: str | None = None, scratch: str | None = None) -> ProcessResult:
+        """Runs in the target's sandbox: its scratch (the case's workspace and output
+        folder) writable, the network its ``network`` setting says."""
         cwd = workspace or self.cwd(eval_dir)
+        profile = target_profile(self.target.setting, self.target.where, "target",
+                                 writable=[p for p in (workspace, scratch) if p])
         log.info("target %s, %s: running %s (cwd=%s)", self.name, label,
                  _shorten(shlex.join(argv)), cwd or os.getcwd())
         try:
-            proc = await run_process(argv, cwd=cwd, env=env, stdin=stdin, timeout=timeout)
+            proc = await run_process(argv, cwd=cwd, env=env, stdin=stdin, timeout=timeout,
+                                     sandbox=profile)
         except ProcessTimeout:
             raise ProviderTimeout(f"command timed out after {timeout:g}s (process tree "
                                   "killed)", details={"command": argv[0],
@@ -196,6 +211,12 @@ class CliProvider(BaseProvider):
                                 details=proc.details(command=argv[0])) from None
 
 
+def _prompt_file(folder: str, text: str | None) -> str:
+    path = os.path.join(folder, "prompt.txt")
+    Path(path).write_text(text or "", encoding="utf-8")
+    return path
+
+
 def _eval_dir(request: Request) -> str | None:
     file = request.eval_file
     return os.path.dirname(os.path.abspath(file)) if file else None
@@ -209,21 +230,21 @@ def _unique(paths) -> list[str]:
     return list(seen)
 
 
-def stdin_check(config: CliConfig, target: Target) -> None:
-    """Stdin is data only for a program that does not read its code from it (``sh``,
-    ``python3`` without a script, ``perl -``): the prompt (``prompt_via: stdin``) and the
-    batch's cases (``provider_batching``) go there."""
-    command = config.command
+def stdin_check(config: CliConfig, target: Target) -> list[str]:
+    """Lints: stdin is data only for a program that does not read its code from it (``sh``,
+    ``python3`` without a script, ``perl -``); the prompt (``prompt_via: stdin``) or the
+    batch's cases (``provider_batching``) sent there run inside the sandbox, but as code."""
+    command, found = config.command, []
     if config.prompt_via == "stdin" and command.stdin_code:
-        raise ConfigError(f"prompt_via: stdin sends the prompt to {command.stdin_code}, so it "
-                          "would run as code; pass {PROMPT} as its own argument or read "
-                          "$AGENTV_PROMPT instead", target.where, "prompt_via")
+        found.append(f"prompt_via: stdin sends the prompt to {command.stdin_code}, so it "
+                     "runs as code; pass it as {PROMPT_FILE} or read $AGENTV_PROMPT instead")
     batch = config.batch_command or command
     if target.provider_batching and batch.stdin_code:
-        raise ConfigError(f"provider_batching sends the cases on stdin to {batch.stdin_code}, "
-                          "so they would run as code; run a program that reads them as data",
-                          target.where, "batch_command_template"
-                          if config.batch_command else "command_template")
+        found.append(f"provider_batching sends the cases on stdin to {batch.stdin_code}, so "
+                     "they run as code; run a program that reads them as data")
+    for message in found:
+        log.warning("%s: target '%s': %s", target.where, target.name, message)
+    return found
 
 
 def _safe(name: str) -> str:

@@ -8,7 +8,9 @@ stdin and closed; otherwise stdin is /dev/null),
 ``env`` (``NAME: ENV_VAR_NAME`` → value of that variable, merged over the process
 environment), ``timeout_seconds``, ``batch_timeout_seconds``, ``output_format``
 (``auto`` | ``json`` | ``text``), ``healthcheck`` (``{type: http, url, timeout_seconds?}`` or
-``{type: command, command_template, cwd?, timeout_seconds?}``).
+``{type: command, command_template, cwd?, timeout_seconds?}``), ``network``
+(``none`` | ``loopback`` | ``full``, the sandbox's; default ``full``) and ``sandbox``
+(``off``: no OS sandbox for this target; ``providers.process.sandbox``).
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ import os
 import re
 import tempfile
 import urllib.error
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +30,7 @@ from agentv.providers.agents.cli_cwd import check_cwd, cwd_origin, relative_dir,
 from agentv.providers.base import ConfigError, Target
 from agentv.providers.base_settings import Float, NumbersNotText, ProviderSettings, setting_field
 from agentv.providers.base_settings import seconds as base_seconds
+from agentv.providers.process.sandbox import target_profile
 from agentv.providers.process.supervision import ProcessTimeout, run_process_sync
 from agentv.providers.process.template import CommandTemplate, FileFormat
 from agentv.providers.secrets import tail
@@ -133,6 +137,10 @@ def load_healthcheck(value: Any, target: Target) -> Healthcheck | None:
         url = value.get("url")
         if not isinstance(url, str) or not url.startswith(("http://", "https://")):
             raise ConfigError("needs an http(s) url", where, "healthcheck.url")
+        if "@" in urllib.parse.urlsplit(url).netloc:  # urllib would dial 'pw@host' as a host
+            raise ConfigError("user:password@ in the URL is not supported (the probe sends no "
+                              "credentials; use a command healthcheck, e.g. curl -u)", where,
+                              "healthcheck.url")
         return Healthcheck("http", url=url, timeout_s=timeout)
     template = value.get("command_template", value.get("commandTemplate", value.get("command")))
     return Healthcheck("command", timeout_s=timeout,
@@ -188,7 +196,9 @@ def _probe_command(check: Healthcheck, cwd: str | None, env: dict[str, str], tar
         argv = check.command.render({"EVAL_ID": "healthcheck", "ATTEMPT": "0",
                                      "OUTPUT_FILE": os.path.join(tmp, "healthcheck.out")}, {})
         try:
-            result = run_process_sync(argv, cwd=cwd, env=env, timeout=check.timeout_s)
+            result = run_process_sync(argv, cwd=cwd, env=env, timeout=check.timeout_s,
+                                      sandbox=target_profile(target.setting, target.where,
+                                                             "healthcheck", writable=[tmp]))
         except ProcessTimeout:
             raise ConfigError(f"{label}: command timed out after {check.timeout_s:g}s",
                               target.where, "healthcheck") from None
@@ -259,6 +269,28 @@ class CliSettings(ProviderSettings):
     output_format: Literal["auto", "json", "text"] = setting_field("output_format", "outputFormat",
                                                              default="auto")
     healthcheck: HealthcheckSettings | None = setting_field("healthcheck")
+    prompt_via: Literal["argv", "stdin"] | None = setting_field(
+        "prompt_via", "promptVia", description="stdin: the prompt on the command's stdin")
+    network: Literal["none", "loopback", "full"] | None = setting_field(
+        "network", description="the sandbox's network: none | loopback | full (default)")
+    sandbox: bool | Literal["on", "off"] | None = setting_field(
+        "sandbox", description="off: run this target without the OS sandbox")
+
+    def lints(self) -> list[tuple[str, str]]:
+        """(setting, warning): the command shape checker's findings (a lint: the sandbox,
+        not the shape, contains what runs) with the safe rewrite."""
+        found = []
+        for name in ("command_template", "batch_command_template"):
+            text = getattr(self, name)
+            if text is not None:
+                template = CommandTemplate(text, "", name)
+                found += [(name, m) for m in template.lints]
+                if name == "command_template" and self.prompt_via == "stdin" \
+                        and template.stdin_code:
+                    found.append(("prompt_via", f"sends the prompt to {template.stdin_code}, "
+                                  "so it runs as code (inside the sandbox); pass "
+                                  "{PROMPT_FILE} or read $AGENTV_PROMPT instead"))
+        return found
 
     @field_validator("command_template", "batch_command_template")
     @classmethod

@@ -18,6 +18,9 @@ with codex's own message. Tool processes codex leaves running are killed with th
 """
 from __future__ import annotations
 
+import os
+import tomllib
+
 from agentv.providers.agents.agent_cli import AgentCliProvider
 from agentv.providers.agents.codex_events import parse_stream
 from agentv.providers.agents.events import AgentRun
@@ -51,6 +54,19 @@ def approval_flags(preset: object, where: str) -> list[str]:
     return APPROVAL_PRESETS[str(preset)]
 
 
+def config_env_keys() -> list[str]:
+    """The ``env_key`` names of ``$CODEX_HOME/config.toml``'s model providers."""
+    home = os.environ.get("CODEX_HOME") or os.path.expanduser("~/.codex")
+    try:
+        with open(os.path.join(home, "config.toml"), "rb") as fh:
+            config = tomllib.load(fh)
+    except (OSError, tomllib.TOMLDecodeError):
+        return []
+    providers = config.get("model_providers")
+    return [str(p["env_key"]) for p in (providers.values() if isinstance(providers, dict)
+                                        else []) if isinstance(p, dict) and p.get("env_key")]
+
+
 class CodexProvider(AgentCliProvider):
     """The Codex CLI (`codex exec --json`) as an agent target; its events become the trace."""
     kind = "codex"
@@ -70,6 +86,11 @@ class CodexProvider(AgentCliProvider):
     def check_preset(self, preset: object, where: str) -> str | None:
         approval_flags(preset, where)
         return None if preset is None else str(preset)
+
+    def program_env(self, ws: Workspace) -> dict[str, str]:
+        """The key variables ``$CODEX_HOME/config.toml`` names (``env_key``): the target's
+        own secrets, passed through the environment allow-list."""
+        return {k: os.environ[k] for k in config_env_keys() if k in os.environ}
 
     def flags(self, ws: Workspace) -> list[str]:
         argv = list(self.args)

@@ -46,6 +46,7 @@ from agentv.providers.base import (
 )
 from agentv.providers.facts import ProviderFacts
 from agentv.providers.process.environment import child_env
+from agentv.providers.process.sandbox import target_profile
 from agentv.providers.process.supervision import TAIL, ProcessResult, ProcessTimeout, run_process
 from agentv.providers.secrets import tail
 
@@ -127,18 +128,22 @@ class VSCodeProvider(BaseProvider):
             prompt_file = tmp / f"{safe_name(request.eval_id) or 'case'}.prompt.md"
             prompt_file.write_text(self.agent_prompt(request), encoding="utf-8")
             files = shell_safe_paths(self._files(request), tmp / "attachments")
-            return await self._run(request, self.argv(prompt_file, files))
+            return await self._run(request, self.argv(prompt_file, files), tmp)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
-    async def _run(self, request: Request, argv: list[str]) -> Response:
+    async def _run(self, request: Request, argv: list[str], tmp: Path) -> Response:
         log.info("target %s, case %s: dispatching to VS Code via %s", self.name, request.eval_id,
                  argv[0])
         lines: list[str] = []
         started = time.perf_counter()
         try:
-            proc = await run_process(argv, env=self.env(), timeout=self.timeout_s,
-                                     on_stdout_line=lines.append)
+            env = self.env()
+            state = os.path.join(env.get("HOME", os.path.expanduser("~")), ".subagent")
+            proc = await run_process(argv, env=env, timeout=self.timeout_s,
+                                     on_stdout_line=lines.append, sandbox=target_profile(
+                                         self.target.setting, self.target.where, "agent",
+                                         writable=[tmp, state]))
         except ProcessTimeout:
             unlock(status_line(lines))
             raise ProviderTimeout(f"VS Code agent timed out after {self.timeout_s:g}s (the "

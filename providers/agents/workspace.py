@@ -27,6 +27,7 @@ from typing import Awaitable, Callable
 from agentv.providers.agents import file_changes
 from agentv.providers.agents.workspace_spec import RepoSpec, WorkspaceSpec
 from agentv.providers.base import ProviderError, Request, Response
+from agentv.providers.process.sandbox import Profile
 from agentv.providers.process.supervision import ProcessTimeout, run_process
 
 GIT_TIMEOUT_S = 300.0
@@ -132,14 +133,18 @@ async def _checkout(ws: Workspace, spec: WorkspaceSpec, repo: RepoSpec) -> None:
         raise ProviderError(f"workspace repo path {repo.path!r} leaves the workspace")
     local = Path(spec.resolve(repo.repo))
     source = str(local) if local.exists() else repo.repo
-    await _git(["git", "clone", "--quiet", "--no-checkout", source, str(dest)], ws.path)
+    # agentv's own git: the workspace writable, a local source readable, a remote one reached
+    profile = Profile("hook", "none" if local.exists() else "full", (str(ws.path),),
+                      (str(local),) if local.exists() else ())
+    await _git(["git", "clone", "--quiet", "--no-checkout", source, str(dest)], ws.path,
+               profile)
     await _git(["git", "-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach",
-                repo.ref], dest)
+                repo.ref], dest, profile)
 
 
-async def _git(argv: list[str], cwd: Path) -> None:
+async def _git(argv: list[str], cwd: Path, profile: Profile) -> None:
     try:
-        proc = await run_process(argv, cwd=str(cwd), timeout=GIT_TIMEOUT_S)
+        proc = await run_process(argv, cwd=str(cwd), timeout=GIT_TIMEOUT_S, sandbox=profile)
     except ProcessTimeout:
         raise ProviderError(f"workspace: {' '.join(argv[:3])} timed out") from None
     proc.check_exit(f"workspace: {' '.join(argv[:2])} {argv[-2] if len(argv) > 3 else ''}"
@@ -154,6 +159,7 @@ async def _setup(ws: Workspace, spec: WorkspaceSpec, request: Request) -> None:
     cwd = spec.resolve(hook.cwd) if hook.cwd else str(ws.path)
     try:
         proc = await run_process(hook.command, cwd=cwd, stdin=json.dumps(context),
+                                 sandbox=Profile("hook", writable=(str(ws.path),)),
                                  timeout=hook.timeout_ms / 1000.0)
     except ProcessTimeout:
         raise ProviderError(f"workspace setup command timed out after "

@@ -96,14 +96,16 @@ async def call_with_retries(fn: Callable[[int], Awaitable[T]], policy: RetryPoli
     """Run ``fn(attempt)`` until it succeeds or retries run out; returns (value, attempts).
 
     The final error is re-raised with ``.attempts`` and ``.wait_ms`` (time slept between
-    attempts) set so the record can count tries; a successful value that has a ``wait_ms``
-    attribute gets it set too."""
+    attempts, plus the time the attempts waited for a slot: ``limit_wait_ms`` of the
+    errors, ``wait_ms`` of the value) set so the record can count tries; a successful
+    value that has a ``wait_ms`` attribute gets it set too."""
     attempt = 1
     waited = 0.0
     while True:
         try:
             value = await fn(attempt)
         except Exception as err:  # noqa: BLE001 - classified below
+            waited += getattr(err, "limit_wait_ms", 0.0) / 1000.0
             if attempt > policy.max_retries or not policy.should_retry(err):
                 err.attempts = attempt  # type: ignore[attr-defined]
                 err.wait_ms = round(waited * 1000, 3)  # type: ignore[attr-defined]
@@ -118,7 +120,7 @@ async def call_with_retries(fn: Callable[[int], Awaitable[T]], policy: RetryPoli
             attempt += 1
             continue
         if hasattr(value, "wait_ms"):
-            value.wait_ms = round(waited * 1000, 3)
+            value.wait_ms = round(waited * 1000 + (value.wait_ms or 0.0), 3)
         return value, attempt
 
 

@@ -9,7 +9,8 @@ command's own exit, not until every inherited pipe is closed.
 
 stdin is ``/dev/null`` unless text is given, which is written and then closed: tools that
 read stdin when it is not a terminal (``llm``, ``cat``, many agent CLIs) never wait on it.
-Used by the cli/codex/vscode targets, their healthchecks and code judges.
+Used by the cli/codex/vscode targets, their healthchecks and code judges; every command
+runs in the OS sandbox its ``Profile`` describes (``providers.process.sandbox``).
 """
 from __future__ import annotations
 
@@ -25,7 +26,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentv.providers.base import ProviderError
+from agentv.providers.process import sandbox as os_sandbox
 from agentv.providers.process.environment import child_env
+from agentv.providers.process.sandbox import Profile
 from agentv.providers.secrets import tail
 
 GRACE_S = 2.0  # between SIGTERM and SIGKILL of a process tree
@@ -65,9 +68,11 @@ class ProcessTimeout(Exception):
 
 
 def supervised(command: str | Sequence[str], cwd: str | None,
-               env: dict[str, str] | None) -> list[str]:
-    """The argv that runs ``command`` under the reaper. A string runs through ``/bin/sh -c``;
-    a missing executable raises ``FileNotFoundError`` here, as a direct spawn would."""
+               env: dict[str, str] | None, profile: Profile | None = None) -> list[str]:
+    """The argv that runs ``command`` in its sandbox (``profile``: ``providers.process.
+    sandbox``; None: the strictest, a grader's) under the reaper. A string runs through
+    ``/bin/sh -c``; a missing executable raises ``FileNotFoundError`` here, as a direct spawn
+    would."""
     argv = ["/bin/sh", "-c", command] if isinstance(command, str) else [str(a) for a in command]
     if not argv:
         raise FileNotFoundError(errno.ENOENT, "empty command", "")
@@ -80,6 +85,7 @@ def supervised(command: str | Sequence[str], cwd: str | None,
             raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), exe)
     elif shutil.which(exe, path=(env if env is not None else os.environ).get("PATH")) is None:
         raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), exe)
+    argv = os_sandbox.wrap(argv, cwd, env if env is not None else dict(os.environ), profile)
     return [sys.executable, "-I", "-S", REAPER, f"--parent={os.getpid()}", *argv]
 
 
@@ -108,15 +114,17 @@ def _kill_group(pid: int, sig: int) -> None:
 async def run_process(command: str | Sequence[str], *, cwd: str | None = None,
                       env: dict[str, str] | None = None, stdin: str | None = None,
                       timeout: float | None = None,
-                      on_stdout_line: Callable[[str], None] | None = None) -> ProcessResult:
+                      on_stdout_line: Callable[[str], None] | None = None,
+                      sandbox: Profile | None = None) -> ProcessResult:
     """Run ``command`` (a string: through ``/bin/sh -c``; a list: directly, no shell).
 
-    ``on_stdout_line`` is called with each stdout line as it arrives (event streams).
+    ``on_stdout_line`` is called with each stdout line as it arrives (event streams);
+    ``sandbox`` is the spawn's profile (None: a grader's — no network, nothing writable).
     Raises ``ProcessTimeout`` after killing the whole process tree; ``FileNotFoundError`` /
     ``OSError`` when the executable cannot be run."""
     env = child_env() if env is None else env
     proc = await asyncio.create_subprocess_exec(
-        *supervised(command, cwd, env), cwd=cwd, env=env,
+        *supervised(command, cwd, env, sandbox), cwd=cwd, env=env,
         stdin=asyncio.subprocess.DEVNULL if stdin is None else asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
         start_new_session=True, limit=STREAM_LIMIT)
@@ -177,10 +185,11 @@ async def _terminate(proc: asyncio.subprocess.Process) -> None:
 
 def run_process_sync(argv: Sequence[str], *, cwd: str | None = None,
                      env: dict[str, str] | None = None,
-                     timeout: float | None = None) -> ProcessResult:
+                     timeout: float | None = None,
+                     sandbox: Profile | None = None) -> ProcessResult:
     """Blocking twin of ``run_process`` (list argv, stdin /dev/null) for preflight probes."""
     env = child_env() if env is None else env
-    proc = subprocess.Popen(supervised(argv, cwd, env), cwd=cwd, env=env,
+    proc = subprocess.Popen(supervised(argv, cwd, env, sandbox), cwd=cwd, env=env,
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, start_new_session=True)
     try:

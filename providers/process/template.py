@@ -10,13 +10,17 @@ Every value is also in the command's environment (``AGENTV_PROMPT``, ``AGENTV_GU
 ``AGENTV_EVAL_ID``, ``AGENTV_ATTEMPT``, ``AGENTV_OUTPUT_FILE``; ``AGENTV_FILES`` /
 ``AGENTV_ATTACHMENTS`` newline-separated).
 
-Safe by construction: a placeholder holding case text (``CASE_TEXT``) is accepted only where
-it is data (``providers.process.command_shape``): a whole argument (or ``--opt={P}``) of a
-program agentv does not know to interpret it, past wrappers such as ``timeout 30``,
-``env X=1``; or inside a ``sh``/``bash -c`` script, where it becomes a quoted reference to
-its ``$AGENTV_*`` variable (``providers.process.shell_script``). Anywhere else (an
-interpreter's code or options, the program name, a remote or privilege wrapper, an argument
-it is embedded in) is a configuration error that names the safe rewrite.
+Case text is data by construction where it is delivered as data: ``{PROMPT_FILE}`` (a file
+holding the prompt, beside ``{OUTPUT_FILE}``), the ``AGENTV_*`` variables and stdin
+(``prompt_via: stdin``). Substituted into argv it is still possible; what the program does
+with it is contained by the OS sandbox every case process runs in
+(``providers.process.sandbox``), not by this module. The shape checker
+(``providers.process.command_shape``) is a **lint**: a placeholder holding case text
+(``CASE_TEXT``) where a program may read it as code or options (an interpreter's code, the
+program name, a remote or privilege wrapper, an argument it is embedded in) adds a warning to
+``lints`` naming the safe rewrite; it no longer refuses the template. Inside a ``sh``/``bash
+-c`` script a placeholder still becomes a quoted reference to its ``$AGENTV_*`` variable
+(``providers.process.shell_script``).
 """
 from __future__ import annotations
 
@@ -38,9 +42,10 @@ from agentv.providers.process.shell_script import (
 )
 
 PLACEHOLDERS = ("PROMPT", "GUIDELINES", "EVAL_ID", "ATTEMPT", "FILES", "ATTACHMENTS",
-                "OUTPUT_FILE")
+                "OUTPUT_FILE", "PROMPT_FILE")
 LIST_PLACEHOLDERS = ("FILES", "ATTACHMENTS")
-# placeholders whose values come from the case (ATTEMPT and OUTPUT_FILE are agentv's own)
+# placeholders whose values come from the case (ATTEMPT, OUTPUT_FILE and PROMPT_FILE — a file
+# holding the prompt, AgentV 4.x's — are agentv's own)
 CASE_TEXT = ("PROMPT", "GUIDELINES", "EVAL_ID", "FILES", "ATTACHMENTS")
 FILE_FIELDS = ("path", "basename")
 _PLACEHOLDER = re.compile(r"\{([A-Z][A-Z0-9_]*)\}")
@@ -97,6 +102,8 @@ class CommandTemplate:
         self.tokens = _split(text, where, name)
         self.uses = {m.group(1) for m in _PLACEHOLDER.finditer(text)}
         found = roles(self.tokens)
+        self.lints: list[str] = []  # the shape checker's warnings (with the rewrite)
+        self.name = name
         self.script_index = found.script
         self.stdin_code = found.stdin_code
         for index, token in enumerate(self.tokens):
@@ -105,20 +112,20 @@ class CommandTemplate:
                 continue
             role = found.roles[index]
             if role.kind == "refuse":
-                raise ConfigError(f"{{{held}}} {explain(role, held)}", where, name)
-            if role.kind == "data" and found.program not in DATA_PROGRAMS and not is_whole(
+                self.lints.append(f"{{{held}}} {explain(role, held)}")
+            elif role.kind == "data" and found.program not in DATA_PROGRAMS and not is_whole(
                     _PLACEHOLDER.sub("\0", token)):
-                raise ConfigError(
+                self.lints.append(
                     f"{{{held}}} is embedded in the argument {token!r} of {found.program}, "
                     f"which agentv cannot tell is data; pass {{{held}}} as its own argument "
                     f"(or --option={{{held}}}), or use \"${env_name(held)}\" in a sh -c "
-                    "script", where, name)
+                    "script")
         if self.script_index is not None:
-            try:  # refuse placeholders the script would parse again (python -c, eval, sh -c)
+            try:  # flag placeholders the script would parse again (python -c, eval, sh -c)
                 _, script_stdin = self._script(self.tokens[self.script_index], {}, {}, True)
+                self.stdin_code = self.stdin_code or script_stdin
             except UnsafePlaceholder as err:
-                raise ConfigError(str(err), where, name) from None
-            self.stdin_code = self.stdin_code or script_stdin
+                self.lints.append(str(err))
 
     def _tainted(self) -> dict[str, str]:
         return script_variables(self.tokens[(self.script_index or 0) + 1:])

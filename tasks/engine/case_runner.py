@@ -19,15 +19,14 @@ from agentv.providers.agents.output import trace_from_messages, trace_summary
 from agentv.providers.base import ProviderError, Response
 from agentv.providers.llm.retry import RetryingProvider
 from agentv.tasks.engine.dumps import dump_name, write_dump
-from agentv.tasks.engine.record4 import v4_error_fields, v4_fields
 from agentv.tasks.engine.record_parts import (
     error_message,
     joined_reasoning,
     record_usage,
     with_dumps,
 )
+from agentv.tasks.engine.record_rules import rules_for
 from agentv.tasks.engine.workspaces import abandon_workspace, finish_workspace
-from agentv.tasks.load.generation import FORMAT
 from agentv.tasks.plan.expand import (
     Job,
     build_request,
@@ -199,8 +198,7 @@ class CaseRunner:
                                   "dataset": case.dataset}
         if case.conversation_id:
             record["conversation_id"] = case.conversation_id
-        if case.expected_outcome and case.format != FORMAT:  # (4.x: AgentV's keys only)
-            record["expected_outcome"] = case.expected_outcome
+        record.update(rules_for(case).base(case))
         key, value = provider_request_record(request, runtime.provider.kind, error)
         record.update({"target": runtime.name, "trial": job.trial, "case_key": job.key,
                        key: value})
@@ -232,13 +230,10 @@ class CaseRunner:
             record["file_changes"] = response.file_changes
         if response.workspace_path:
             record["workspace_path"] = response.workspace_path
-        if job.case.format == FORMAT:  # AgentV 4.x's score, status and keys
-            duration = None if runtime.provider.kind == "mock" else record["latency_ms"]
-            record.update(v4_fields(job.case, results, response.usage, duration,
-                                    response.output_messages))
-        mark = self.options.thresholds.get(job.case.file)  # AgentV's per-test threshold
-        if mark is not None and job.case.format != FORMAT:  # (4.x: its execution_status)
-            record["verdict"] = "pass" if record["score"] >= mark else "fail"
+        duration = None if runtime.provider.kind == "mock" else record["latency_ms"]
+        rules_for(job.case).scored(record, job.case, results, response.usage, duration,
+                                   response.output_messages,
+                                   self.options.thresholds.get(job.case.file))
         if summary is not None:
             record["trace_summary"] = summary
         if self.options.include_trace:
@@ -260,8 +255,7 @@ class CaseRunner:
             record["error_details"] = details
         if details.get("workspace_path"):  # kept for a look, as AgentV keeps it
             record["workspace_path"] = details["workspace_path"]
-        if job.case.format == FORMAT:
-            record.update(v4_error_fields(job.case, message))
+        rules_for(job.case).failed(record, job.case, message)
         log.info("case %s failed after %d attempt(s): %s", job.case.id, attempts, message)
         return record
 

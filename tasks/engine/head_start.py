@@ -20,8 +20,7 @@ from typing import Protocol, Sequence
 from agentv.tasks.engine.case_runner import RunOptions, TargetRuntime
 from agentv.tasks.engine.jobs import Budget, JobRunner, LocalLimits, Record, RunControl
 from agentv.tasks.plan.batching import batching_targets, run_batches
-from agentv.tasks.plan.expand import Job
-from agentv.tasks.plan.job_table import not_done
+from agentv.tasks.plan.expand import Job, not_done
 from agentv.tasks.plan.plan import Plan
 
 

@@ -77,9 +77,12 @@ def v4_error_fields(case: Any, message: str) -> dict[str, Any]:
 
 def usage_fields(usage: Any, duration_ms: float | None) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    if usage is not None and (usage.input_tokens or usage.output_tokens):
+    if usage is not None and (usage.input_tokens is not None
+                              or usage.output_tokens is not None):
         out["token_usage"] = {"input": usage.input_tokens or 0,
-                              "output": usage.output_tokens or 0}
+                              "output": usage.output_tokens or 0,
+                              **({"cached": usage.cached_tokens}
+                                 if usage.cached_tokens is not None else {})}
     if usage is not None and usage.cost_usd is not None:
         out["cost_usd"] = usage.cost_usd
     if duration_ms is not None:

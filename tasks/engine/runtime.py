@@ -40,7 +40,8 @@ def _limited(provider: BaseProvider, target: Target, plan: Plan, pools: dict[str
     if shared is not None:
         ceiling = min(ceiling, shared.slots)
         pool = pools.get(shared.name) or pools.setdefault(shared.name, shared_pool(shared))
-    return LimitedProvider(provider, AimdWindow(target.name, ceiling), pool)
+    return LimitedProvider(provider, AimdWindow(target.name, ceiling), pool,
+                           shared.name if shared else "", shared.slots if shared else 0)
 
 
 def local_pool(shared: SharedLimit) -> SlotPool:
@@ -91,15 +92,20 @@ def _batching(target: Target, provider: BaseProvider) -> BaseProvider | None:
 
 
 def throttling(runtimes: dict[str, TargetRuntime]) -> list[str]:
-    """One line per target whose window was throttled this run."""
-    windows = {id(w): w for w in (_window(rt.provider) for rt in runtimes.values()) if w}
-    return [w.stats.line() for w in windows.values() if w.stats.throttled]
+    """One line per target whose window was throttled this run, and one per target whose
+    calls waited on its shared limit (``… waited on shared limit openai-prod (3 slot(s)):
+    41.2 s in all, …``)."""
+    limited = {id(p): p for p in (_limited_of(rt.provider) for rt in runtimes.values()) if p}
+    windows = {id(p.window): p.window for p in limited.values()}
+    return ([w.stats.line() for w in windows.values() if w.stats.throttled]
+            + [p.waits.line() for p in limited.values()
+               if p.shared is not None and p.waits.waited])
 
 
-def _window(provider: Provider | None) -> AimdWindow | None:
+def _limited_of(provider: Provider | None) -> LimitedProvider | None:
     while provider is not None and not isinstance(provider, LimitedProvider):
         provider = getattr(provider, "provider", None)
-    return provider.window if provider is not None else None
+    return provider
 
 
 async def close_runtimes(runtimes: dict[str, TargetRuntime]) -> None:

@@ -149,9 +149,8 @@ def load_env_files(eval_files: list[Path]) -> list[Path]:
     Real environment variables win (override=False). Returns the files loaded. A name whose
     value is the file's (added now, or by an earlier run of this process) is ``.env``-only
     for this run's children."""
-    from dotenv import dotenv_values, load_dotenv
-
     from agentv.providers.process.environment import mark_dotenv
+    from agentv.tasks.load.dotenv_file import read_env_file
 
     candidates: list[Path] = []
     for f in eval_files:
@@ -163,8 +162,9 @@ def load_env_files(eval_files: list[Path]) -> list[Path]:
     for c in candidates:
         c = c.resolve()
         if c.is_file() and c not in loaded:
-            mark_dotenv(k for k, v in dotenv_values(c).items()
-                        if k not in os.environ or os.environ[k] == v)
-            load_dotenv(c, override=False)
+            values = read_env_file(c)  # ConfigError: too large, not UTF-8, a NUL byte
+            mark_dotenv(k for k, v in values.items() if k not in os.environ or os.environ[k] == v)
+            for k, v in values.items():
+                os.environ.setdefault(k, v)  # real environment variables win
             loaded.append(c)
     return loaded

@@ -15,7 +15,7 @@ from agentv.tasks.load.jsonl import EVAL_SCHEMA
 from agentv.tasks.load.messages import Message
 
 
-@dataclass
+@dataclass(slots=True)
 class EvalCase:
     id: str
     file: str
@@ -51,7 +51,7 @@ class EvalSuite:
     dataset: str = ""
     target: str | None = None
     trials: int | None = None
-    cases: Sequence[EvalCase] = field(default_factory=list)  # a loaded file's: LazyCases
+    cases: list[EvalCase] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     has_schema: bool = True
     gates: Gates = field(default_factory=Gates)  # execution: fail_under, min_pass_rate, …
@@ -79,3 +79,19 @@ def file_tags(value: Any, where: str) -> tuple[str, ...]:
     if not isinstance(items, list) or not all(isinstance(t, str) for t in items):
         raise ConfigError(f"must be a list of texts, got {value!r}", where, "tags")
     return tuple(items)
+
+
+def check_expected(evaluators: Sequence[Evaluator], expected: Any, where: str) -> None:
+    """A check whose ``value`` defaults to the case's expected answer (``contains``,
+    ``exact_match``, ``json_subset`` ...) in a case that has none compares with nothing:
+    an error naming it, not a score of 0 at run time."""
+    from agentv.evaluators.scored import ScoreEvaluator
+    from agentv.providers.errors import ConfigError
+    if expected not in (None, "", []):
+        return
+    for e in evaluators:
+        if isinstance(e, ScoreEvaluator) and "value" in type(e).model_fields \
+                and getattr(e, "value", None) is None:
+            raise ConfigError(f"the {e.type} evaluator '{e.name or e.type}' has no 'value' and "
+                              "the case has no expected_messages to compare with", where,
+                              "value")

@@ -13,10 +13,9 @@ from typing import Any, Callable
 from agentv.evaluators.base import Evaluator
 from agentv.evaluators.registry import build_evaluators
 from agentv.providers.agents.workspace_spec import parse_workspace
-from agentv.providers.errors import ConfigError, ErrorCollector, did_you_mean
+from agentv.providers.errors import ConfigError, ErrorCollector, unknown_key
 from agentv.tasks.load.boundary import Boundary, check_workspace
-from agentv.tasks.load.case_store import IN_STORE, CaseStore, LazyCases, pack, unpack
-from agentv.tasks.load.eval_case import EvalCase, EvalSuite, file_tags  # noqa: F401 - this module's API
+from agentv.tasks.load.eval_case import EvalCase, EvalSuite, check_expected, file_tags  # noqa: F401 - this module's API
 from agentv.tasks.load.gates import parse_gates
 from agentv.tasks.load.jsonl import EVAL_SCHEMA, load_jsonl
 from agentv.tasks.load.messages import guideline_patterns, parse_messages
@@ -36,8 +35,7 @@ def _warn_unknown(obj: dict, allowed: set[str], path: str, what: str, warn) -> N
     for key in obj:
         if key not in allowed:
             line = obj.line_of(key) if isinstance(obj, LineDict) else 0
-            warn(f"{path}:{line}: unknown key '{key}' in {what}{did_you_mean(key, allowed)} "
-                 "(ignored)")
+            unknown_key(key, what, allowed, f"{path}:{line}", warn)  # a near miss: an error
 
 
 def _str_field(obj: dict, key: str, path: str, default: str = "") -> str:
@@ -63,10 +61,6 @@ def _trials(obj: dict, path: str) -> int | None:
 
 def _mapping(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
-
-
-def _line_of(items: list, index: int) -> int:
-    return items.line_of(index) if isinstance(items, LineList) else 0
 
 
 def _target(obj: dict, path: str) -> str | None:
@@ -133,16 +127,20 @@ def _parent(path: str) -> Path:
     return Path(path).parent
 
 
+@lru_cache(maxsize=64)
+def _parent_text(path: str) -> str:
+    return str(_parent(path))
+
+
 def parse_case(raw: Any, path: str, line: int, suite: EvalSuite, defaults: list[Evaluator],
                warn: Callable[[str], None]) -> EvalCase:
     if not isinstance(raw, dict):
         raise ConfigError("an eval case must be a mapping", f"{path}:{line}")
-    _warn_unknown(raw, CASE_KEYS, path, "eval case", warn)
     case_id = raw.get("id")
     if not isinstance(case_id, (str, int)) or isinstance(case_id, bool) or str(case_id) == "":
         raise ConfigError("required field missing or not a string", f"{path}:{line}", "id")
-    base = _parent(path)
-    patterns = guideline_patterns(str(base))
+    base, base_dir = _parent(path), _parent_text(path)  # one string for the file's cases
+    patterns = guideline_patterns(base_dir)
     boundary = suite.boundary or Boundary.for_suite(path)
     line_of = raw.line_of if isinstance(raw, LineDict) else (lambda _k: line)
     inputs_key = "input_messages" if "input_messages" in raw else "input"
@@ -159,18 +157,20 @@ def parse_case(raw: Any, path: str, line: int, suite: EvalSuite, defaults: list[
         execution = _execution(raw, path, warn)
     evaluators = defaults
     with errors.check():
-        evaluators = (_evaluator_list(execution, "evaluators", path, str(base), warn, boundary)
-                      or _evaluator_list(raw, "evaluators", path, str(base), warn, boundary)
+        evaluators = (_evaluator_list(execution, "evaluators", path, base_dir, warn, boundary)
+                      or _evaluator_list(raw, "evaluators", path, base_dir, warn, boundary)
                       or defaults)
     rubrics = raw.get("rubrics") or []
     with errors.check():
         if not isinstance(rubrics, list):
             raise ConfigError("must be a list", f"{path}:{line_of('rubrics')}", "rubrics")
         if rubrics and not any(e.type == "rubric" for e in evaluators):
-            evaluators = _with_rubrics(rubrics, evaluators, defaults, str(base),
+            evaluators = _with_rubrics(rubrics, evaluators, defaults, base_dir,
                                        f"{path}:{line_of('rubrics')}", warn)
     for check in (lambda: _target(execution, path), lambda: _trials(raw, path),
-                  lambda: _trials(execution, path)):
+                  lambda: _trials(execution, path), lambda: check_expected(
+                      evaluators, raw.get(expected_key), f"{path}:{line}"),
+                  lambda: _warn_unknown(raw, CASE_KEYS, path, "eval case", warn)):
         with errors.check():
             check()
     errors.raise_any()
@@ -187,7 +187,7 @@ def parse_case(raw: Any, path: str, line: int, suite: EvalSuite, defaults: list[
         target=target, evaluators=evaluators, rubrics=list(rubrics),
         trials=_trials(raw, path) or _trials(execution, path),
         metadata=_mapping(raw.get("metadata")),
-        workspace=check_workspace(parse_workspace(raw.get("workspace"), str(base), ws_at),
+        workspace=check_workspace(parse_workspace(raw.get("workspace"), base_dir, ws_at),
                                   boundary, ws_at) or suite.workspace,  # its own, else the file's
     )
 
@@ -200,20 +200,17 @@ def load_suite(path: str | Path, warn: Callable[[str], None] | None = None,
     boundary = Boundary.for_suite(p, allowed)
     warnings: list[str] = []
     emit = warn or warnings.append
-    store = CaseStore()  # a YAML file's cases go in as they are parsed
     if p.suffix == ".jsonl":
         data, lines = load_jsonl(p)
     else:
-        data = load_yaml_file(p, store.pack_in)
-        lines = None
+        data, lines = load_yaml_file(p, lambda _raw, _line: _LATER), None  # cases: _Cases.of
     from agentv.tasks.load.agentv4.suite import lowered  # AgentV 4.x files: the same plan
     v4 = lowered(p, data, lines, emit, boundary)
     if v4 is not None:
         v4.warnings = warnings
         return v4
     spath = str(p)
-    # file-level keys: the JSONL sidecar, if any
-    fpath = (data.source if isinstance(data, LineDict) else None) or spath
+    fpath = (data.source if isinstance(data, LineDict) else None) or spath  # a JSONL sidecar
     if not isinstance(data, dict):
         raise ConfigError("an eval file must be a mapping with 'evalcases'", f"{spath}:1")
     suite = EvalSuite(path=spath, has_schema=data.get("$schema") == EVAL_SCHEMA,
@@ -239,8 +236,7 @@ def load_suite(path: str | Path, warn: Callable[[str], None] | None = None,
             line = data.line_of("evalcases") if "evalcases" in data else data.line
             raise ConfigError("must be a list of eval cases" if "evalcases" in data
                               else "required field missing", f"{spath}:{line}", "evalcases")
-        suite.cases = LazyCases(_validated_cases(store, raw_cases, lines, spath, suite,
-                                                 defaults, emit))
+        suite.cases = _Cases(spath, suite, defaults, emit).of(p, raw_cases, lines)
     errors.raise_any()
     return suite
 
@@ -269,32 +265,36 @@ def _file_keys(suite: EvalSuite, data: LineDict, p: Path, fpath: str,
     errors.raise_any()
 
 
-def _validated_cases(store: CaseStore, raw_cases: list, lines: list[int] | None, spath: str,
-                     suite: EvalSuite, defaults: list[Evaluator], emit: Callable[[str], None]
-                     ) -> CaseStore:
-    """Each case built once from its packed form (as a job will build it), checked, and let
-    go: what is kept is the packed case and what planning reads of it (the store's columns)."""
-    store.build = lambda raw, line: parse_case(raw, spath, line, suite, defaults, _quiet)
-    seen: dict[str, int] = {}
-    errors = ErrorCollector()  # every case's errors at once
-    for i in range(len(raw_cases)):
-        line = lines[i] if lines else _line_of(raw_cases, i)
-        stored = raw_cases[i] is IN_STORE  # a YAML case, packed by the parser: case i there
-        packed = None if stored else pack(raw_cases[i])  # a JSONL case, packed as a job reads it
-        raw_cases[i] = None  # the unpacked mapping goes as soon as it is packed
-        with errors.check():
-            raw = store.unpacked(i) if packed is None else unpack(packed)
-            case = parse_case(raw, spath, line, suite, defaults, emit)
-            if case.id in seen:
+_LATER = object()  # a YAML file's case when its file-level keys are read (parsed after)
+
+
+class _Cases:
+    """An eval file's cases, each parsed and checked as it comes; every error at once."""
+
+    def __init__(self, spath: str, suite: EvalSuite, defaults: list[Evaluator],
+                 emit: Callable[[str], None]) -> None:
+        self.spath, self.suite, self.defaults, self.emit = spath, suite, defaults, emit
+        self.cases: list[EvalCase] = []
+        self.seen: dict[str, int] = {}
+        self.errors = ErrorCollector()
+
+    def add(self, raw: Any, line: int) -> None:
+        with self.errors.check():
+            case = parse_case(raw, self.spath, line, self.suite, self.defaults, self.emit)
+            if case.id in self.seen:
                 raise ConfigError(f"duplicate eval case id '{case.id}' (first at line "
-                                  f"{seen[case.id]})", f"{spath}:{line}", "id")
-            seen[case.id] = line
-            if packed is not None:
-                store.add(packed)
-            store.keep(case)
-    errors.raise_any()
-    return store
+                                  f"{self.seen[case.id]})", f"{self.spath}:{line}", "id")
+            self.seen[case.id] = line
+            self.cases.append(case)
 
-
-def _quiet(_message: str) -> None:
-    """Warnings of a case built again for its job: given once already, when loaded."""
+    def of(self, p: Path, raw_cases: list, lines: list[int] | None) -> list[EvalCase]:
+        """A YAML file's cases read again, each parsed as soon as the parser completes it
+        (the file's whole tree never exists); else the cases as read (JSONL, an alias)."""
+        if raw_cases and raw_cases[0] is _LATER:
+            load_yaml_file(p, self.add)
+        else:
+            for i, raw in enumerate(raw_cases):
+                self.add(raw, lines[i] if lines else
+                         raw_cases.line_of(i) if isinstance(raw_cases, LineList) else 0)
+        self.errors.raise_any()
+        return self.cases

@@ -16,11 +16,14 @@ GATE_KEYS = ("fail_under", "min_pass_rate", "fail_on_error")
 class Gates:
     fail_under: float | None = None
     min_pass_rate: float | None = None
-    fail_on_error: bool = False
+    # True: any case or evaluator error fails the run; None (not said): a case that errored
+    # (the target gave no answer) fails the run; False: errors never fail it
+    fail_on_error: bool | None = None
 
     @property
     def active(self) -> bool:
-        return self.fail_under is not None or self.min_pass_rate is not None or self.fail_on_error
+        return (self.fail_under is not None or self.min_pass_rate is not None
+                or self.fail_on_error is True)
 
 
 def _rate(value: Any, field: str, where: str | None) -> float | None:
@@ -37,8 +40,8 @@ def parse_gates(mapping: dict[str, Any], where: str | None = None,
     def at(key: str) -> str | None:
         line = line_of(key)
         return f"{where}:{line}" if where and line else where
-    fail_on_error = mapping.get("fail_on_error", False)
-    if not isinstance(fail_on_error, bool):
+    fail_on_error = mapping.get("fail_on_error")
+    if fail_on_error is not None and not isinstance(fail_on_error, bool):
         raise ConfigError(f"must be true or false, got {fail_on_error!r}", at("fail_on_error"),
                           "fail_on_error")
     return Gates(fail_under=_rate(mapping.get("fail_under"), "fail_under", at("fail_under")),

@@ -24,7 +24,7 @@ DEFAULT_GUIDELINE_PATTERNS = ("**/*.instructions.md", "**/instructions/**", "**/
                               "**/prompts/**")
 
 
-@dataclass
+@dataclass(slots=True)
 class Segment:
     kind: str  # "text" | "file"
     text: str
@@ -37,7 +37,7 @@ class Segment:
         return Path(self.path or "").name
 
 
-@dataclass
+@dataclass(slots=True)
 class Message:
     role: str
     segments: list[Segment] = field(default_factory=list)

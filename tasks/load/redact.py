@@ -124,9 +124,9 @@ def register_targets_file(entries: Iterable[dict[str, Any]], env=None) -> None:
 
 
 def register_dotenv(paths: Iterable[Path]) -> None:
-    from dotenv import dotenv_values
+    from agentv.tasks.load.dotenv_file import read_env_file
     for path in paths:
-        values = dotenv_values(path)
+        values = read_env_file(path)
         register(v for k, v in values.items() if v and SECRET_NAME.search(k))
         register_loose(v for v in values.values() if v)
 

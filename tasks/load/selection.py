@@ -59,6 +59,8 @@ class TargetFiles:
 
 
 def _dry_run_target(name: str, tf: TargetsFile | None, opts: Any, where: str) -> Target:
+    if tf is None and name != "default":  # named, but defined nowhere: the run would fail
+        _selected(tf, name, where)
     if tf is None:  # no targets file at all: the mock stands in (a real run needs one)
         return _mock_target(name, opts, None)
     te = tf.entry(name, where)  # an unknown name fails the dry run as it fails the run
@@ -128,6 +130,9 @@ class TargetResolver:
             judge = tf.entries[name].entry.get("judge_target")
         self.chosen[key] = (tf, where)
         self.judge_of[key] = None
+        entry = tf.entries.get(name) if tf else None
+        if judge and tf and entry is not None and entry.lazy_judge and judge not in tf.entries:
+            judge = None  # AgentV 4.x's grader_target naming no target: unused unless judging
         if judge:
             at = tf.entries[name].at("judge_target") if tf and name in tf.entries else where
             self.judge_of[key] = self.use(judge, tf, at)

@@ -24,10 +24,12 @@ from agentv.providers.base_settings import (
     secret_values,
     typed_values,
 )
-from agentv.providers.errors import ErrorCollector, did_you_mean
+from agentv.providers.errors import ErrorCollector, did_you_mean, unknown_key
 from agentv.providers.limits import SharedLimitModel, shared_limit_of
 from agentv.tasks.load.discover import find_upward, repo_root
 from agentv.tasks.load.placeholders import check_placeholders, interpolate, placeholders
+from agentv.tasks.load.target_checks import check_model_given, unset_variables
+from agentv.tasks.load.targets_agentv4 import agentv4_spellings
 from agentv.tasks.load.yamlsrc import LineDict, LineList, load_yaml_file
 
 TARGETS_SCHEMA = "agentv-targets-v2"
@@ -61,6 +63,7 @@ class TargetEntry:
     settings: dict[str, Any] = field(default_factory=dict)  # flat, keys as written
     lines: dict[str, int] = field(default_factory=dict)
     env_names: dict[str, str] = field(default_factory=dict)  # settings-block NAME values
+    lazy_judge: bool = False  # grader_target (AgentV 4.x): a name checked only when judging
 
     @property
     def name(self) -> str:
@@ -213,8 +216,7 @@ def load_targets(path: Path, warn: Callable[[str], None]) -> TargetsFile:
                           f"{spath}:{data.line_of('$schema')}", "$schema")
     for key in data:
         if key not in ("$schema", "targets"):
-            warn(f"{spath}:{data.line_of(key)}: unknown key '{key}' in targets file"
-                 f"{did_you_mean(key, ('targets',))} (ignored)")
+            unknown_key(key, "targets file", ("targets",), f"{spath}:{data.line_of(key)}", warn)
     errors = ErrorCollector()  # every target's errors at once
     for i, entry in enumerate(data["targets"]):
         with errors.check():
@@ -229,10 +231,12 @@ def load_targets(path: Path, warn: Callable[[str], None]) -> TargetsFile:
     for te in tf.entries.values():
         judge = te.entry.get("judge_target")
         with errors.check():
-            if judge is not None and judge not in written:
+            if judge is not None and judge not in written and not te.lazy_judge:
                 raise ConfigError(f"unknown judge_target '{judge}'{did_you_mean(judge, written)}"
                                   f" (known: {', '.join(written)})", te.at("judge_target"),
                                   "judge_target")
+    if errors.errors:  # and the variables still to set: every error of the file at once
+        errors.errors.extend(unset_variables(data["targets"], spath))
     errors.raise_any()
     return tf
 
@@ -241,13 +245,14 @@ def _entry(entry: Any, spath: str, line: int, warn: Callable[[str], None]) -> Ta
     at = f"{spath}:{line}"
     if not isinstance(entry, LineDict):
         raise ConfigError("a target must be a mapping", at)
+    lazy_judge = agentv4_spellings(entry)  # grader_target
     for key in ("name", "provider"):
         value = entry.get(key)
         if not isinstance(value, str) or not value.strip():
             raise ConfigError("required field missing or not a string" if value is None
                               or isinstance(value, str) else f"must be a string, got {value!r}",
                               f"{spath}:{entry.line_of(key)}", key)
-    te = TargetEntry(entry, spath)
+    te = TargetEntry(entry, spath, lazy_judge=lazy_judge)
     structural = {k: v for k, v in entry.items() if k in STRUCTURAL and k != "$schema"}
     errors = ErrorCollector()  # the structure's and the settings' errors at once
     with errors.check():
@@ -279,6 +284,8 @@ def _entry(entry: Any, spath: str, line: int, warn: Callable[[str], None]) -> Ta
     raw = {**te.settings, **{k: f"${{{{ {v} }}}}" for k, v in te.env_names.items()}}
     with errors.check():
         _config(te, raw, warn, deferred=set(te.variables()))
+    with errors.check():
+        check_model_given(te)
     errors.raise_any()
     return te
 

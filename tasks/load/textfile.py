@@ -9,16 +9,17 @@ from agentv.providers.errors import ConfigError
 MAX_BYTES = 64 * 1024 * 1024
 
 
-def read_text(path: str | Path) -> str:
-    """A config file's text: UTF-8 (BOM allowed), at most ``MAX_BYTES``; else ConfigError."""
+def read_text(path: str | Path, max_bytes: int = MAX_BYTES) -> str:
+    """A config file's text: UTF-8 (BOM allowed), at most ``max_bytes`` (checked before it
+    is read); else ConfigError."""
     p = Path(path)
     try:
         if p.is_dir():
             raise ConfigError("is a directory, not a file", str(path))
         size = p.stat().st_size
-        if size > MAX_BYTES:
+        if size > max_bytes:
             raise ConfigError(f"file is too large ({size / 1e6:.0f} MB; the limit is "
-                              f"{MAX_BYTES // (1024 * 1024)} MB)", f"{path}:1")
+                              f"{max_bytes / (1024 * 1024):g} MB)", f"{path}:1")
         data = p.read_bytes()
     except FileNotFoundError:
         raise ConfigError("file not found", str(path)) from None

@@ -22,23 +22,37 @@ from agentv.tasks.load.textfile import MAX_BYTES, read_text  # noqa: F401 - this
 
 MAX_DEPTH = 100
 MAX_NODES = 2_000_000  # values after alias expansion ("billion laughs" stops here)
+EachCase = Callable[[Any, int], Any]
+SHARED_TEXT = 40  # texts up to this length are one string however often they recur
 
 
 class LineDict(dict):
-    line: int = 0
-    key_lines: dict[str, int]
-    source: str | None = None  # the file it came from, when not the one being loaded
+    """A mapping and the line of each key; ``source``: the file it came from, when not the
+    one being loaded; ``merged_keys``: the keys a ``<<`` merge gave it."""
+
+    __slots__ = ("line", "key_lines", "source", "merged_keys")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.line = 0
+        self.key_lines: dict[str, int] = {}
+        self.source: str | None = None
+        self.merged_keys: set[str] | None = None
 
     def line_of(self, key: str) -> int:
-        return getattr(self, "key_lines", {}).get(key, self.line)
+        return self.key_lines.get(key, self.line)
 
 
 class LineList(list):
-    line: int = 0
-    item_lines: list[int]
+    __slots__ = ("line", "item_lines")
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.line = 0
+        self.item_lines: list[int] = []
 
     def line_of(self, index: int) -> int:
-        lines = getattr(self, "item_lines", [])
+        lines = self.item_lines
         return lines[index] if index < len(lines) else self.line
 
 
@@ -100,16 +114,17 @@ class _Builder:
     """Builds LineDict/LineList straight from parser events: no node graph is kept, so a
     20,000-case file costs the memory of its values, not of its YAML nodes."""
 
-    def __init__(self, name: str, pack: Callable[[Any], Any] | None = None):
+    def __init__(self, name: str, each_case: EachCase | None = None):
         self.name = name
-        self.pack = pack  # applied to each item of the top-level ``evalcases`` list
-        self.packing: LineList | None = None
+        self.each_case = each_case  # given each item of the top-level ``evalcases`` list
+        self.cases: LineList | None = None
         self.stack: list[list[Any]] = []  # [container, pending key, key line, size]
         self.anchors: dict[str, Any] = {}
         self.sizes: dict[int, int] = {}  # id(anchored container) -> values inside, expanded
         self.anchored: set[int] = set()
         self.root: Any = None
         self.nodes = 0
+        self.texts: dict[str, str] = {}  # one string for each text that recurs (keys, types)
 
     def at(self, line: int) -> str:
         return f"{self.name}:{line}"
@@ -126,20 +141,24 @@ class _Builder:
         frame[3] += size
         container = frame[0]
         if isinstance(container, LineList):
-            container.append(self.pack(value) if container is self.packing and self.pack
-                             else value)
+            if container is self.cases and self.each_case is not None:
+                value = self.each_case(value, line)
+            container.append(value)
             container.item_lines.append(line)
         elif frame[1] is _NO_KEY:
             if isinstance(value, (dict, list)):
                 raise ConfigError("mapping keys must be scalars", self.at(line))
-            frame[1], frame[2] = value if isinstance(value, str) else _key_text(value), line
+            frame[1] = value if isinstance(value, str) else _key_text(value)
+            frame[2] = line
         else:
             self.set_item(container, frame[1], value, frame[2])
             frame[1] = _NO_KEY
 
     def set_item(self, container: LineDict, key: str, value: Any, line: int) -> None:
-        merged: set[str] = container.__dict__.setdefault("merged_keys", set())
+        merged = container.merged_keys
         if key == "<<":  # merge keys: explicit keys win
+            if merged is None:
+                merged = container.merged_keys = set()
             for source in value if isinstance(value, list) else [value]:
                 if not isinstance(source, dict):
                     raise ConfigError("'<<' merges mappings only", self.at(line), "<<")
@@ -149,10 +168,11 @@ class _Builder:
                         container.key_lines[k] = line
                         merged.add(k)
             return
-        if key in container and key not in merged:
+        if key in container and not (merged and key in merged):
             raise ConfigError(f"duplicate key (first at line {container.key_lines[key]})",
                               self.at(line), key)
-        merged.discard(key)
+        if merged:
+            merged.discard(key)
         container[key] = value
         container.key_lines[key] = line
 
@@ -160,16 +180,12 @@ class _Builder:
         container.line = event.start_mark.line + 1
         if len(self.stack) >= MAX_DEPTH:
             raise ConfigError(f"nested deeper than {MAX_DEPTH} levels", self.at(container.line))
-        if isinstance(container, LineDict):
-            container.key_lines = {}
-        else:
-            container.item_lines = []
         if event.anchor:
             self.anchors[event.anchor] = container
             self.anchored.add(id(container))
         if len(self.stack) == 1 and self.stack[0][1] == "evalcases" and \
                 isinstance(container, LineList) and isinstance(self.stack[0][0], LineDict):
-            self.packing = container  # each case is packed as soon as it is complete
+            self.cases = container
         self.stack.append([container, _NO_KEY, 0, 0])
 
     def close(self) -> None:
@@ -203,6 +219,8 @@ class _Builder:
                 if frame and isinstance(frame[0], LineDict) and frame[1] is not _NO_KEY:
                     err.field = err.field or frame[1]
                 raise
+            if isinstance(value, str) and len(value) <= SHARED_TEXT:
+                value = self.texts.setdefault(value, value)
             if event.anchor:
                 self.anchors[event.anchor] = value
             self.add(value, event.start_mark.line + 1)
@@ -232,11 +250,11 @@ def _key_text(value: Any) -> str:
 _NO_KEY = object()
 
 
-def parse_yaml(text: str, name: str, pack: Callable[[Any], Any] | None = None) -> Any:
-    """The document as LineDict/LineList; ``pack`` (if given) turns each item of a top-level
-    ``evalcases`` list into what is kept of it as soon as the item is complete, so the
-    whole tree of a big suite never exists at once."""
-    builder = _Builder(name, pack)
+def parse_yaml(text: str, name: str, each_case: EachCase | None = None) -> Any:
+    """The document as LineDict/LineList. ``each_case(item, line)``, if given, is called with
+    each item of a top-level ``evalcases`` list as soon as it is complete, and what it
+    returns is kept in its place: the items of a large file never all exist at once."""
+    builder = _Builder(name, each_case)
     try:
         for event in yaml.parse(text.removeprefix("\ufeff"), Loader=_Loader):
             builder.feed(event)
@@ -266,8 +284,8 @@ def parse_yaml(text: str, name: str, pack: Callable[[Any], Any] | None = None) -
     return builder.root
 
 
-def load_yaml_file(path: str | Path, pack: Callable[[Any], Any] | None = None) -> Any:
-    return parse_yaml(read_text(path), str(path), pack)
+def load_yaml_file(path: str | Path, each_case: EachCase | None = None) -> Any:
+    return parse_yaml(read_text(path), str(path), each_case)
 
 
 def where(path: str | Path, obj: Any = None, key: str | int | None = None) -> str:

@@ -7,17 +7,19 @@ import math
 from typing import Any, Mapping, Sequence
 
 from agentv.tasks.plan.expand import Job
-from agentv.tasks.plan.job_table import grouped
 
-Batch = tuple[str, Sequence[Job]]  # (label shown in the UI, its jobs: a view of the plan's)
+Batch = tuple[str, Sequence[Job]]  # (label shown in the UI, its jobs)
 
 
 def batches_of(jobs: Sequence[Job], size: int, whole: frozenset[str] = frozenset()
                ) -> list[Batch]:
     """Group jobs by (file, target) in order, then chunk; label each batch for the UI.
     Groups of ``whole`` targets (provider_batching) stay one batch."""
-    out = []
-    for (file, target), group in grouped(jobs).items():  # builds no case
+    groups: dict[tuple[str, str], list[Job]] = {}
+    for job in jobs:
+        groups.setdefault((job.file, job.target), []).append(job)
+    out: list[Batch] = []
+    for (file, target), group in groups.items():
         name = file.rsplit("/", 1)[-1]
         step = len(group) if target in whole else size
         chunks = math.ceil(len(group) / step)

@@ -8,76 +8,39 @@ with ``<file: path="…">`` references, and the files as data (``guideline_paths
 """
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Sequence
 
 from agentv.providers.base import ConfigError, Request
-from agentv.tasks.load.case_store import CaseRef
 from agentv.tasks.load.files import EvalCase
 from agentv.tasks.load.messages import Message, Segment
 from agentv.tasks.plan.prompts import Mode, guideline_segments, llm_chat, prompt_inputs
 
 
+@dataclass(slots=True, eq=False)
 class Job:
-    """One case × target × trial. ``case`` is an ``EvalCase``, or a loaded file's
-    ``CaseRef``: then the job keeps the ref's store and index, the case is built when the job
-    looks at it (``job.case``) and ``job.file`` / ``job.key``
-    (``file::eval_id::target::trial``) never build it.
-    ``begun_by``: the job runner that began it (a batch run again runs no case twice; a
-    flag, not a set of keys: a 100,000-job run keeps no key per job): kept in the plan's
-    ``JobTable`` for a job made from it (``place``), else on the job."""
+    """One case × target × trial. ``key`` is ``file::eval_id::target::trial``;
+    ``begun_by``: the job runner that began it (a batch run again runs no case twice)."""
 
-    __slots__ = ("_case", "_index", "target", "trial", "_begun", "_table", "_position")
-
-    def __init__(self, case: EvalCase | CaseRef, target: str, trial: int = 0) -> None:
-        ref = isinstance(case, CaseRef)  # no CaseRef kept per job: its store and index
-        self._case: Any = case.store if ref else case  # type: ignore[union-attr]
-        self._index: int = case.index if ref else -1  # type: ignore[union-attr]
-        self.target, self.trial = target, trial  # the key is made when asked: none kept
-        self._begun: object | None = None
-        self._table: Any = None
-        self._position = -1
-
-    def place(self, table: Any, position: int) -> None:
-        """This job is ``table``'s job at ``position`` (whether it began is kept there)."""
-        self._table, self._position = table, position
-
-    @property
-    def begun_by(self) -> object | None:
-        table = self._table
-        if table is None:
-            return self._begun
-        return table.runner if table.begun[self._position] else None
-
-    @begun_by.setter
-    def begun_by(self, runner: object | None) -> None:
-        table = self._table
-        if table is None:
-            self._begun = runner
-            return
-        table.begun[self._position] = runner is not None
-        if runner is not None:
-            table.runner = runner
-
-    @property
-    def ref(self) -> EvalCase | CaseRef:
-        """The case as planning sees it: a ``CaseRef`` (nothing built) or the ``EvalCase``."""
-        return self._case if self._index < 0 else CaseRef(self._case, self._index)
+    case: EvalCase
+    target: str
+    trial: int = 0
+    begun_by: object | None = field(default=None, repr=False)
+    _key: str | None = field(default=None, init=False, repr=False)
 
     @property
     def key(self) -> str:
-        return case_key(self.file, self.case_id, self.target, self.trial)
-
-    @property
-    def case(self) -> EvalCase:
-        return self._case if self._index < 0 else self._case.case(self._index)
+        if self._key is None:
+            self._key = case_key(self.case.file, self.case.id, self.target, self.trial)
+        return self._key
 
     @property
     def file(self) -> str:
-        return self._case.file
+        return self.case.file
 
     @property
     def case_id(self) -> str:
-        return self._case.id if self._index < 0 else self._case.id(self._index)
+        return self.case.id
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Job) and (self.key, self.target, self.trial) == (
@@ -86,11 +49,13 @@ class Job:
     def __hash__(self) -> int:
         return hash(self.key)
 
-    def __repr__(self) -> str:
-        return f"Job({self.key!r})"
-
     def __reduce__(self) -> tuple[Any, ...]:  # shipped elsewhere: not who began it here
-        return Job, (self.ref, self.target, self.trial)
+        return Job, (self.case, self.target, self.trial)
+
+
+def not_done(jobs: Sequence[Job], done: set[str]) -> list[Job]:
+    """``jobs`` but those whose key is ``done`` (a continued run's records)."""
+    return [job for job in jobs if job.key not in done] if done else list(jobs)
 
 
 def case_key(file: str, eval_id: str, target: str, trial: int) -> str:

@@ -20,21 +20,37 @@ def _is_agent(provider: str) -> bool:
 
 
 def _judged(case: Any) -> bool:
-    if getattr(case, "format", None) == "agentv-4":  # 4.x: grader_target not yet read
+    if case.format == "agentv-4":  # 4.x: grader_target not yet read
         return False
-    judged = getattr(case, "judged", None)
-    if judged is None:  # an EvalCase (AgentV 4.x files keep them built)
-        from agentv.tasks.load.eval_case import asks_judge
-        judged = asks_judge(case.evaluators)
-    return bool(judged)
+    from agentv.tasks.load.eval_case import asks_judge
+    return asks_judge(case.evaluators)
+
+
+def agent_judges(targets: Iterable[str], resolver: Any) -> list[ConfigError]:
+    """A ``judge_target`` naming an agent (a coding-agent CLI): it cannot judge, whether or
+    not this run's cases ask it to (the next case that does would score nothing)."""
+    errors = []
+    for key in dict.fromkeys(targets):
+        judge = resolver.judge_of.get(key)
+        found = resolver.provider_of(judge) if judge is not None else None
+        if found is None or not _is_agent(found[0]):
+            continue
+        where = resolver.provider_of(key)
+        errors.append(ConfigError(
+            f"target '{judge}' ({found[0]}) is an agent and cannot judge; name an LLM target "
+            f"(openai, anthropic, litellm, ...)", where[1] if where else found[1],
+            "judge_target"))
+    return errors
 
 
 def judge_errors(jobs: Iterable[Any], resolver: Any) -> list[ConfigError]:
-    """One error per agent target without a judge whose cases ask one."""
+    """One error per agent target without a judge whose cases ask one, and per
+    ``judge_target`` naming an agent."""
+    jobs = list(jobs)
     users: dict[str, list[Any]] = {}
     for job in jobs:
         if resolver.judge_of.get(job.target) is None:
-            users.setdefault(job.target, []).append(job.ref)
+            users.setdefault(job.target, []).append(job.case)
     errors = []
     for key, cases in users.items():
         found = resolver.provider_of(key)
@@ -50,4 +66,4 @@ def judge_errors(jobs: Iterable[Any], resolver: Any) -> list[ConfigError]:
             f"first '{first.id}' at {first.file}:{first.line}; add "
             f"'judge_target: <an LLM target>' to target '{key}', or score those cases without "
             "a judge", found[1], "judge_target"))
-    return errors
+    return [*errors, *agent_judges((job.target for job in jobs), resolver)]

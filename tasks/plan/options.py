@@ -62,7 +62,7 @@ class EvalOptions:
     prefect_tasks: str = "batch"  # batch | case
     fail_under: float | None = None  # quality gates (tasks/load/gates.py)
     min_pass_rate: float | None = None
-    fail_on_error: bool = False
+    fail_on_error: bool | None = None  # None: case errors fail the run
     threshold: float | None = None  # AgentV's per-test pass threshold (0-1)
     budget_usd: float | None = None  # stop dispatching once the run spent this much
     tag: list[str] = field(default_factory=list)  # only eval files with all these tags
@@ -71,6 +71,7 @@ class EvalOptions:
     keep_workspaces: bool = False  # keep passing agent cases' workspaces too (failed: kept)
     strict: bool = False  # warnings (unknown keys, no $schema) are errors
     allow_path: list[str] = field(default_factory=list)  # folders beyond the suites' roots
+    no_sandbox: bool = False  # run case processes without bubblewrap (providers.process.sandbox)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:

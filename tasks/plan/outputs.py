@@ -61,10 +61,33 @@ def _nearest_existing(path: Path) -> Path:
 FILE_FLAGS = {"--out": "results file", "--resume": "results file", "--junit": "JUnit file"}
 
 
+def _not_empty(value: str | None, flag: str) -> bool:
+    """False for no value; ConfigError for an empty one (``--out ''``)."""
+    if value is None:
+        return False
+    if not str(value).strip():
+        raise ConfigError(f"must be a path, got {value!r}", None, flag)
+    return True
+
+
+def _probe(base: Path) -> str | None:
+    """Why no file can be made under ``base`` (one is made and removed: ``os.access`` says
+    yes to root on /proc), or None."""
+    import tempfile
+    try:
+        fd, name = tempfile.mkstemp(dir=base, prefix=".agentv-probe-")
+    except OSError as err:
+        return f"cannot create files in {base} ({err.strerror or err})"
+    os.close(fd)
+    os.unlink(name)
+    return None
+
+
 def check_file_target(value: str | None, flag: str) -> None:
     """A path a run will write a file to: not a directory, its folder creatable+writable."""
-    if not value:
+    if not _not_empty(value, flag):
         return
+    assert value is not None
     path = Path(value)
     prefix = f"cannot open {FILE_FLAGS.get(flag, 'file')} for writing: "
     if path.is_dir():
@@ -77,11 +100,16 @@ def check_file_target(value: str | None, flag: str) -> None:
     if not os.access(base, os.W_OK | os.X_OK):
         raise ConfigError(prefix + f"cannot create files in {base} (permission denied)", value,
                           flag)
+    if not path.exists():
+        why = _probe(base)
+        if why:
+            raise ConfigError(prefix + why, value, flag)
 
 
 def check_dir_target(value: str | None, flag: str) -> None:
-    if not value:
+    if not _not_empty(value, flag):
         return
+    assert value is not None
     path = Path(value)
     if path.exists() and not path.is_dir():
         raise ConfigError("is a file; give a directory", value, flag)

@@ -7,21 +7,21 @@ from __future__ import annotations
 
 import fnmatch
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
 from agentv.providers.base import ConfigError, Target
 from agentv.providers.errors import ErrorCollector
 from agentv.tasks.load.boundary import allowed_roots
 from agentv.tasks.load.config_file import run_config
 from agentv.tasks.load.discover import expand_eval_paths, load_env_files
-from agentv.tasks.load.files import EvalSuite, load_suite
+from agentv.tasks.load.files import EvalCase, EvalSuite, load_suite
 from agentv.tasks.load.redact import register_dotenv, register_environment
 from agentv.tasks.load.selection import TargetFiles, TargetResolver
 from agentv.tasks.load.targets import select_target_name
 from agentv.tasks.plan.expand import Job
-from agentv.tasks.plan.job_table import JobTable
 from agentv.tasks.plan.judges import judge_errors
 from agentv.tasks.plan.options import EvalOptions, parse_workers
+from agentv.tasks.plan.preflight import target_errors
 from agentv.tasks.plan.scale import parse_shard, select_shard
 
 __all__ = ["EvalOptions", "Plan", "build_plan", "file_worker_caps", "parse_workers"]
@@ -33,7 +33,7 @@ class Plan:
     suites: list[EvalSuite]
     targets: dict[str, Target]  # every target used, including judges
     judges: dict[str, str | None]  # target name -> judge target name
-    jobs: Sequence[Job]  # a JobTable: ~16 bytes a job, each Job made when looked at
+    jobs: Sequence[Job]  # a list (build_plan's), or a shard of one
     workers: int
     targets_path: str | None = None
     warnings: list[str] = field(default_factory=list)
@@ -94,12 +94,12 @@ def _tagged(suites: list[EvalSuite], opts: EvalOptions) -> list[EvalSuite]:
     return kept
 
 
-def _select_cases(suites: list[EvalSuite], opts: EvalOptions):
-    """(suite, case) to run: a loaded file's cases as ``CaseRef``s (nothing is built);
-    with ``--test-id`` those whose id matches any of its globs."""
+def _select_cases(suites: list[EvalSuite], opts: EvalOptions
+                  ) -> Iterator[tuple[EvalSuite, EvalCase]]:
+    """(suite, case) to run: with ``--test-id`` those whose id matches any of its globs."""
     patterns = opts.test_id
     for suite in suites:
-        for case in getattr(suite.cases, "refs", suite.cases):
+        for case in suite.cases:
             if patterns and not any(fnmatch.fnmatchcase(case.id, p) for p in patterns):
                 continue
             yield suite, case
@@ -148,7 +148,7 @@ def build_plan(opts: EvalOptions, warn: Callable[[str], None] | None = None) -> 
     suites = _tagged(suites, opts)
     files_of = TargetFiles(opts, emit)
     resolver = TargetResolver(opts, emit)
-    table = JobTable()
+    jobs: list[Job] = []
     failed: set[tuple[str, str | None]] = set()  # a wrong target name: said once
     for suite, case in _select_cases(suites, opts):
         trials = opts.trials or case.trials or suite.trials or 1
@@ -161,11 +161,12 @@ def build_plan(opts: EvalOptions, warn: Callable[[str], None] | None = None) -> 
             continue
         for key in keys:
             for trial in range(trials):
-                table.add(case, key, trial)
-    errors.errors.extend(judge_errors(table, resolver))
+                jobs.append(Job(case, key, trial))
+    errors.errors.extend(judge_errors(jobs, resolver))
+    errors.errors.extend(target_errors(jobs, resolver))  # what the run's start would find
     errors.raise_any()
     targets = resolver.resolve_all()
-    jobs = select_shard(table, shard)
+    jobs = list(select_shard(jobs, shard))
     if opts.test_id and not jobs:
         raise ConfigError(f"no eval case matches {' or '.join(map(repr, opts.test_id))}", None,
                           "--test-id")
@@ -175,11 +176,22 @@ def build_plan(opts: EvalOptions, warn: Callable[[str], None] | None = None) -> 
     workers = cap_workers(workers + sum(own.values()),
                           [targets[n] for n in dict.fromkeys(j.target for j in jobs)], emit)
     own = {path: min(n, workers) for path, n in own.items()}
+    _sandbox(opts, suites, allowed, bool(jobs))
     used = [p for p, tf in files_of.files.items() if tf is not None]
     return Plan(opts, suites, targets, resolver.judges(), jobs, workers,
                 str(used[0]) if used else None, warnings, thresholds_of(suites, opts),
                 keep_workspaces=opts.keep_workspaces or _config_keeps_workspaces(),
                 own_workers=own)
+
+
+def _sandbox(opts: EvalOptions, suites: list[EvalSuite], allowed, runs: bool) -> None:
+    """The run's sandbox: on unless ``--no-sandbox``; the suites' roots and the allowed
+    folders readable in it; bwrap checked before any case runs (a dry run runs none)."""
+    from agentv.providers.process import sandbox
+    from agentv.tasks.load.boundary import suite_root
+    sandbox.configure(not opts.no_sandbox, [*[suite_root(s.path) for s in suites], *allowed])
+    if runs and not opts.dry_run:
+        sandbox.require()
 
 
 def _config_keeps_workspaces() -> bool:
@@ -188,7 +200,7 @@ def _config_keeps_workspaces() -> bool:
     return bool(config and config.execution and config.execution.keep_workspaces)
 
 
-def _case_targets(suite: EvalSuite, case: Any, opts: EvalOptions, files_of: TargetFiles,
+def _case_targets(suite: EvalSuite, case: EvalCase, opts: EvalOptions, files_of: TargetFiles,
                   resolver: TargetResolver) -> list[str]:
     """The targets one case runs on (their keys): each ``--target`` (the matrix), else the
     case's or its file's own, each resolved in the eval file's own targets file."""

@@ -17,6 +17,9 @@ from typing import Any, Sequence, TypeVar
 from agentv.providers.errors import ConfigError
 
 TASK_RUNNERS = ("default", "dask")
+MAX_SHARDS = 10_000  # more shards than that is a typo, not a plan
+DASK_ADDRESS = re.compile(r"(?:(?:tcp|tls|ws|wss|ucx)://)?(?:\[[0-9a-fA-F:]+\]|[\w.-]+):(\d{1,5})"
+                          r"|inproc://\S+")
 PREFECT_TASKS = ("batch", "case")
 T = TypeVar("T")
 
@@ -27,6 +30,8 @@ def parse_shard(value: str | None) -> tuple[int, int] | None:
     match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", str(value))
     if not match:
         raise ConfigError(f"must look like I/N (e.g. 2/4), got {value!r}", None, "--shard")
+    if len(match.group(2)) > 6 or int(match.group(2)) > MAX_SHARDS:
+        raise ConfigError(f"N must be at most {MAX_SHARDS}, got {value!r}", None, "--shard")
     index, count = int(match.group(1)), int(match.group(2))
     if count < 1 or not 1 <= index <= count:
         raise ConfigError(f"needs 1 <= I <= N, got {value!r}", None, "--shard")
@@ -49,10 +54,21 @@ def check_task_runner(kind: str | None, address: str | None) -> str:
                           f"{', '.join(TASK_RUNNERS)})", None, "--task-runner")
     if address and kind != "dask":
         raise ConfigError("only applies with --task-runner dask", None, "--dask-address")
+    if address is not None:
+        check_dask_address(address)
     if kind == "dask" and importlib.util.find_spec("prefect_dask") is None:
         raise ConfigError("needs prefect-dask: pip install 'agentv[dask]'", None,
                           "--task-runner")
     return kind
+
+
+def check_dask_address(address: str) -> None:
+    """A scheduler address Dask can dial: ``[tcp|tls|ws|wss|ucx://]host:port`` (or
+    ``inproc://...``); checked here, not by a traceback from distributed at the run's start."""
+    match = DASK_ADDRESS.fullmatch(address.strip())
+    if not match or (match.group(1) and not 0 < int(match.group(1)) < 65536):
+        raise ConfigError(f"must be a Dask scheduler address like tcp://host:8786, got "
+                          f"{address!r}", None, "--dask-address")
 
 
 def check_prefect_tasks(mode: str | None, task_runner: str) -> str:

@@ -27,8 +27,9 @@ question              string    the question sent (from the provider request)
 expected_outcome      string    the case's expected outcome
 candidate_answer      string    the target's answer
 reasoning             string    the evaluators' reasoning
-hits, misses          string    JSON lists
+hits, misses          list      lists of strings
 evaluator_results     string    JSON list of {name, type, score, weight, verdict, ...}
+                                (derived from ``evaluators``; not stored in Parquet)
 lm_provider_request   string    JSON (null for agent targets)
 agent_provider_request string   JSON (null for LLM targets)
 evaluator_provider_request string JSON
@@ -36,13 +37,16 @@ trace_summary         string    JSON
 error_details         string    JSON
 extra                 string    JSON object of any other record keys (trace, ...)
 evaluators            list      one struct per evaluator: name, type, score, weight,
-                                verdict, hits, misses (lists), reasoning, error
+                                verdict, hits, misses (lists), reasoning, error, warnings,
+                                input_tokens, output_tokens, cost_usd, extra (JSON of the
+                                rest: details, judge request, member results)
 run                   string    (``load_results`` only) the results file's stem
 ====================  ========  ====================================================
 
-Nested fields are JSON strings (and ``evaluators`` a typed list) so JSONL, YAML and Parquet
-load to identical frames; ``tasks.results.tidy.load_evaluators`` gives one row per case ×
-evaluator.
+``hits``, ``misses`` and ``evaluators`` are native lists and structs (``pd.read_parquet``
+alone gives them as lists of strings and of dicts); the other nested fields are JSON text.
+JSONL, YAML and Parquet load to identical frames; ``tasks.results.tidy.load_evaluators``
+gives one row per case × evaluator.
 Parquet is written from the results file in row groups (constant memory for any run size)
 by the writer a run streams its Parquet file through (tasks/results/parquet_file.py:
 pyarrow, ZSTD, column statistics); every string passes through ``redact`` on the way.
@@ -60,17 +64,21 @@ from agentv.evaluators.base import verdict_for
 from agentv.providers.errors import ConfigError
 from agentv.tasks.load.redact import redact
 from agentv.tasks.results.agentv4_rows import as_internal
+from agentv.tasks.results.nested import number as _number
+from agentv.tasks.results.nested import results_json, to_struct
 from agentv.tasks.results.parquet_file import ParquetStream
 from agentv.tasks.results.schema import (  # noqa: F401 - the schema is part of this module's API
     COLUMN_TYPES,
     COLUMNS,
     JSON_COLUMNS,
+    LIST_COLUMNS,
     REQUIRED_COLUMNS,
     SCHEMA_VERSION,
     STRING_COLUMNS,
     TEXT_COLUMNS,
     arrow_schema,
     read_parquet,
+    table_schema,
 )
 
 KNOWN_KEYS = set(COLUMNS) | {"usage"}
@@ -89,13 +97,6 @@ def _json(value: Any) -> str | None:
 
 def _text(value: Any) -> str | None:
     return None if value is None else redact(str(value))
-
-
-def _number(value: Any, kind: type) -> Any:
-    try:
-        return None if value is None or value == "" else kind(value)
-    except (TypeError, ValueError):
-        return None
 
 
 def _question(record: dict[str, Any]) -> str | None:
@@ -129,6 +130,7 @@ def record_to_row(record: dict[str, Any]) -> dict[str, Any]:
     score = _number(record.get("score"), float)
     row: dict[str, Any] = {c: _text(record.get(c)) for c in STRING_COLUMNS}
     row.update({c: _json(record.get(c)) for c in JSON_COLUMNS})
+    row.update({c: _texts(record.get(c)) for c in LIST_COLUMNS})
     row.update({
         "trial": _number(record.get("trial"), int) or 0, "score": score,
         "verdict": _verdict(record, score), "error": _text(record.get("error") or None),
@@ -145,20 +147,17 @@ def record_to_row(record: dict[str, Any]) -> dict[str, Any]:
     })
     extra = {k: v for k, v in record.items() if k not in KNOWN_KEYS}
     row["extra"] = _json(extra) if extra else None
-    row["evaluators"] = [_evaluator(r) for r in record.get("evaluator_results") or []
+    row["evaluators"] = [to_struct(r, _text) for r in record.get("evaluator_results") or []
                          if isinstance(r, dict)]
+    row["evaluator_results"] = results_json(row["evaluators"])  # as Parquet reads it back
     return row
 
 
-def _evaluator(result: dict[str, Any]) -> dict[str, Any]:
-    """One evaluator's result → a struct of the ``evaluators`` column (strings redacted)."""
-    return {"name": _text(result.get("name")), "type": _text(result.get("type")),
-            "score": _number(result.get("score"), float),
-            "weight": _number(result.get("weight"), float),
-            "verdict": _text(result.get("verdict")),
-            "hits": [redact(str(h)) for h in result.get("hits") or []],
-            "misses": [redact(str(m)) for m in result.get("misses") or []],
-            "reasoning": _text(result.get("reasoning")), "error": _text(result.get("error"))}
+def _texts(value: Any) -> list[str] | None:
+    """A list of strings (redacted); a lone value becomes a list of one."""
+    if value is None:
+        return None
+    return [redact(str(v)) for v in (value if isinstance(value, list) else [value])]
 
 
 def _check_record(record: Any, where: str) -> dict[str, Any]:
@@ -229,7 +228,7 @@ def write_parquet(results: str | Path, out: str | Path | None = None,
 
 def _read_records(path: Path, columns: list[str] | None):
     import pyarrow as pa
-    schema = arrow_schema()
+    schema = table_schema()
     batches = [pa.RecordBatch.from_pylist(chunk, schema=schema)
                for chunk in _chunks(iter_records(path), CHUNK_ROWS)]
     table = pa.Table.from_batches(batches, schema=schema)

@@ -2,10 +2,11 @@
 
 Three gates, each optional: ``fail_under`` (the mean score must reach it),
 ``min_pass_rate`` (the share of cases with verdict ``pass``) and ``fail_on_error`` (any
-case error or evaluator error fails the run). Set on the command line
-(``--fail-under 0.8 --min-pass-rate 0.9 --fail-on-error``), in an eval file's
-``execution`` block (``fail_under: 0.8``; applies to that file's cases) or as nightly
-deployment parameters. ``check_gates`` returns one reason per failed gate.
+case error or evaluator error fails the run; not set, a case error — the target gave no
+answer — fails the run, as AgentV's execution errors do; ``--no-fail-on-error`` allows it).
+Set on the command line (``--fail-under 0.8 --min-pass-rate 0.9 --fail-on-error``),
+in an eval file's ``execution`` block (``fail_under: 0.8``; applies to that file's cases)
+or as nightly deployment parameters. ``check_gates`` returns one reason per failed gate.
 """
 from __future__ import annotations
 
@@ -32,6 +33,9 @@ def check_gates(summary: dict[str, Any], gates: Gates, label: str = "") -> list[
         reasons.append(f"{prefix}{summary.get('errors', 0)} case error(s) and "
                        f"{summary.get('evaluator_errors', 0)} evaluator error(s) "
                        "with fail-on-error")
+    elif gates.fail_on_error is None and not label and summary.get("errors"):
+        reasons.append(f"execution errors: {summary['errors']} of {summary['total']} case(s) "
+                       "errored (--no-fail-on-error lets a run with errors pass)")
     return reasons
 
 

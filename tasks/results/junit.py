@@ -25,8 +25,11 @@ def _case_name(row: dict[str, Any], with_trial: bool) -> str:
 
 
 def _misses(row: dict[str, Any]) -> list[str]:
+    raw = row.get("misses")
+    if isinstance(raw, list):  # a results row: a list of strings
+        return [str(m) for m in raw]
     try:
-        return [str(m) for m in json.loads(row.get("misses") or "[]")]
+        return [str(m) for m in json.loads(raw or "[]")]
     except (TypeError, ValueError):
         return []
 

@@ -26,15 +26,18 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable
 
-from agentv.tasks.results.schema import COLUMNS, JSON_COLUMNS, TEXT_COLUMNS, arrow_schema
+from agentv.tasks.results.schema import (
+    JSON_COLUMNS,
+    LIST_COLUMNS,
+    STORED_COLUMNS,
+    TEXT_COLUMNS,
+    arrow_schema,
+)
 
-# The writer keeps every row group's metadata until the footer (~30 bytes a record at 1,000
-# rows a group, ~57 at 500 plus ~5 MB at close for 100,000 records); a larger group holds
-# more rows in memory before it is written.
-ROWS_PER_GROUP = 1000
+ROWS_PER_GROUP = 1000  # rows held before they are written as one row group
 COMPRESSION = "zstd"
-STATISTICS = [c for c in COLUMNS
-              if c not in (*TEXT_COLUMNS, *JSON_COLUMNS, "extra", "evaluators")]
+STATISTICS = [c for c in STORED_COLUMNS  # the file's own columns; no stats on lists
+              if c not in (*TEXT_COLUMNS, *JSON_COLUMNS, *LIST_COLUMNS, "extra", "evaluators")]
 MAX_QUEUED = 4  # row groups waiting for the writer thread before ``add`` waits for it
 log = logging.getLogger("agentv.sink")
 
@@ -137,7 +140,9 @@ class ParquetStream:
 
     def _fail(self, err: Exception) -> None:
         self.failed = str(getattr(err, "strerror", None) or err)
-        log.warning("could not write the Parquet file: %s", self.failed)
+        # said by the run's summary, not here: a run that fails (the disk full) says its one
+        # error line, with no warning from this thread before it
+        log.debug("could not write the Parquet file: %s", self.failed)
         self._drop()
 
     def _drop(self) -> None:

@@ -8,10 +8,8 @@ SUMMARY, the summary artifact, the report's summary), ``breakdown()`` the per ta
 evaluator table (tasks/results/tally_groups.py), ``suite_summary(file)`` the numbers the
 quality gates check for one eval file, ``case_trials()`` each case's trials (pass@k, the
 report's trials table) and ``cells()`` each (target, eval_id)'s mean score (the report's
-matrix). What it keeps is columns, no object per record or case: each record's score, pass
-and error in arrays, and which case (target × dataset × eval_id) it is of
-(tasks/results/tally_cases.py); the cases' sums and counts are made from them with numpy when
-asked (``_case_sums``).
+matrix). It keeps each record's score (medians need them all) and each case's running counts
+in a dict by its key (target × dataset × eval_id, tasks/results/tally_cases.py).
 """
 from __future__ import annotations
 
@@ -20,11 +18,11 @@ import math
 import sys
 from array import array
 from fractions import Fraction
-from typing import Any, NamedTuple
+from typing import Any, Iterator
 
 from agentv.tasks.results.measures import exact_mean, exact_std, histogram, number
 from agentv.tasks.results.problems import evaluator_error_count
-from agentv.tasks.results.tally_cases import CaseColumns
+from agentv.tasks.results.tally_cases import TallyCases
 from agentv.tasks.results.tally_groups import Breakdown, evaluator_results
 from agentv.tasks.results.trials import NORMAL_FROM, CaseTrials, bootstrap_ci, trials_summary
 
@@ -56,24 +54,14 @@ def _order(item: tuple[float, str, Any]) -> tuple[float, str, bool, str]:
     return (-mean, eval_id, target is None, target or "")
 
 
-class CaseSums(NamedTuple):
-    """Per case (in first-record order, numpy arrays): trials, score sum, passes, errors."""
-
-    trials: Any
-    sums: Any
-    passes: Any
-    errors: Any
-
-
 class Tally:
     def __init__(self) -> None:
-        self.scores = array("d")
-        self.passed, self.errored = bytearray(), bytearray()  # per record
+        self.scores = array("d")  # each record's
         self.errors = self.evaluator_errors = self.passes = 0
         self.input_tokens = self.output_tokens = 0
         self.cost = self.judge_cost = 0.0
         self.cost_known = False
-        self.case_of = CaseColumns()  # which case each record is of
+        self.cases = TallyCases()
         self.suites: dict[str, SuiteCounts] = {}
         self.groups = Breakdown()
 
@@ -89,15 +77,14 @@ class Tally:
         self.evaluator_errors += ev_errors
         errored = row.get("error") is not None
         self.errors += errored
-        self.passed.append(passed)
-        self.errored.append(errored)
         self.input_tokens += int(row.get("input_tokens") or 0)
         self.output_tokens += int(row.get("output_tokens") or 0)
         if row.get("cost_usd") is not None:
             self.cost += float(row["cost_usd"])
             self.cost_known = True
         self.judge_cost += float(row.get("judge_cost_usd") or 0.0)
-        self.case_of.add(row.get("target"), _intern(row.get("dataset")), str(row["eval_id"]))
+        self.cases.add(row.get("target"), _intern(row.get("dataset")), str(row["eval_id"]),
+                       score, passed, errored)
         suite = self._suite(row.get("case_key"))
         suite.n += 1
         if math.isfinite(score):  # as exact_mean: NaN (no score) is left out
@@ -125,20 +112,6 @@ class Tally:
     def breakdown(self) -> list[dict[str, Any]]:
         return self.groups.table(self.scores)
 
-    def _case_sums(self) -> CaseSums:
-        import numpy as np
-        cases = self.case_of.group()
-        scores = np.frombuffer(self.scores, dtype=float)
-        passed = np.frombuffer(self.passed, dtype=np.uint8)
-        errored = np.frombuffer(self.errored, dtype=np.uint8)
-        if cases.of is None:  # a case a record: the records' own columns, not copied
-            return CaseSums(np.ones(cases.n, dtype=np.int64), scores, passed, errored)
-
-        def per_case(values: Any) -> Any:
-            return np.bincount(cases.of, weights=values, minlength=cases.n)
-        return CaseSums(np.bincount(cases.of, minlength=cases.n), per_case(scores),
-                        per_case(passed).astype(np.int64), per_case(errored).astype(np.int64))
-
     def summary(self) -> dict[str, Any]:
         """total, errors, mean/median/min/max/std of the scores, histogram, top and bottom
         cases, tokens, costs, pass rate, 95% CI of the mean over cases, trials (or None)."""
@@ -147,8 +120,7 @@ class Tally:
             return {"total": 0, "errors": 0, "evaluator_errors": 0, "histogram": [0] * 5,
                     "top": [], "bottom": []}
         scores = np.frombuffer(self.scores, dtype=float)
-        sums = self._case_sums()
-        top, bottom = self._extremes(sums)
+        top, bottom = self._extremes()
         return {
             "total": self.total, "errors": self.errors, "evaluator_errors": self.evaluator_errors,
             "mean": round(exact_mean(self.scores), 3),
@@ -160,36 +132,34 @@ class Tally:
             "cost_usd": round(self.cost, 6) if self.cost_known else None,
             "judge_cost_usd": round(self.judge_cost, 6),
             "pass_rate": round(self.passes / self.total, 3),
-            "ci95": self._ci(sums), "trials": self._trials(sums),
+            "ci95": self._ci(), "trials": self._trials(),
         }
 
-    def _ci(self, sums: CaseSums) -> list[float] | None:
-        means = sums.sums / sums.trials
-        if len(means) < NORMAL_FROM:  # the bootstrap's resamples: the cases in key order
-            order = [case for _, case in sorted(self.case_of.keys())]
-            means = means[order]
-        pair = bootstrap_ci(means)  # else mean ± z·σ/√n: the order of the cases is moot
+    def _ci(self) -> list[float] | None:
+        cases = self.cases
+        if len(cases) < NORMAL_FROM:  # the bootstrap's resamples: the cases in key order
+            means = [case.mean for _, case in cases.in_key_order()]
+        else:  # mean ± z·σ/√n: the order of the cases is moot
+            means = [case.mean for case in cases.by_key.values()]
+        pair = bootstrap_ci(means)
         return None if pair is None else [round(pair[0], 3), round(pair[1], 3)]
 
-    def _means(self, sums: CaseSums) -> Any:
+    def _means(self) -> Iterator[tuple[float, str, Any]]:
         """(mean, eval_id, raw target) of each case, one at a time."""
-        for case, record in enumerate(self.case_of.group().firsts()):
-            yield (float(sums.sums[case] / sums.trials[case]), self.case_of.eval_id(record),
-                   self.case_of.raw_target(record))
+        for (_, _, eval_id), case in self.cases.by_key.items():
+            yield case.mean, eval_id, case.raw_target
 
-    def _extremes(self, sums: CaseSums) -> tuple[list, list]:
+    def _extremes(self) -> tuple[list, list]:
         """Top and bottom 3 cases by mean score over (eval_id, target) (over its trials, so
         no case appears twice): mean descending, then eval_id, then target."""
-        import numpy as np
-        count = len(sums.trials)
-        if len(self.case_of.datasets) <= 1 and not bool(np.isnan(sums.sums).any()):
-            return self._extremes_of(lambda: self._means(sums), count)  # heaps, no sort
+        cases = self.cases
+        if cases.one_dataset() and not cases.has_nan():
+            return self._extremes_of(self._means, len(cases))  # heaps, no sort
         per: dict[tuple[str, Any], list[float]] = {}
-        for case, record in enumerate(self.case_of.group().firsts()):
-            eval_id = self.case_of.eval_id(record)
-            entry = per.setdefault((eval_id, self.case_of.raw_target(record)), [0.0, 0])
-            entry[0] += float(sums.sums[case])
-            entry[1] += int(sums.trials[case])
+        for (_, _, eval_id), case in cases.by_key.items():
+            entry = per.setdefault((eval_id, case.raw_target), [0.0, 0])
+            entry[0] += case.score_sum
+            entry[1] += case.trials
         ordered = sorted(((s / n, e, t) for (e, t), (s, n) in per.items()), key=_order)
         return self._extremes_of(lambda: iter(ordered), len(ordered), ordered)
 
@@ -197,7 +167,7 @@ class Tally:
                      ) -> tuple[list, list]:
         """``means()``: (mean, eval_id, target) of each case; the first n and last 3 in
         ``_order`` (``ordered`` when already sorted, else found with heaps)."""
-        one_target = len([t for t in self.case_of.raw_targets if t is not None]) <= 1
+        one_target = self.cases.named_targets() <= 1
 
         def label(eval_id: str, target: Any) -> str:
             return eval_id if one_target else f"{eval_id} [{target}]"
@@ -211,26 +181,24 @@ class Tally:
         bottom = [(label(e, t), round(s, 3)) for s, e, t in last]
         return top, bottom
 
-    def _trials(self, sums: CaseSums) -> dict[str, Any] | None:
-        if not len(sums.trials) or int(sums.trials.max()) < 2:  # no case ran twice
+    def _trials(self) -> dict[str, Any] | None:
+        if self.cases.most_trials() < 2:  # no case ran twice
             return None
-        return trials_summary(self.case_trials(sums))
+        return trials_summary(self.case_trials())
 
-    def case_trials(self, sums: CaseSums | None = None) -> list[CaseTrials]:
+    def case_trials(self) -> list[CaseTrials]:
         """Each case's trials, in (target, dataset, eval_id) order."""
-        sums = self._case_sums() if sums is None else sums
-        return [CaseTrials(*key, int(sums.trials[i]), int(sums.passes[i]), float(sums.sums[i]))
-                for key, i in sorted(self.case_of.keys())]
+        return [CaseTrials(*key, case.trials, case.passes, case.score_sum)
+                for key, case in self.cases.in_key_order()]
 
     def cells(self) -> dict[tuple[str, str], dict[str, Any]]:
         """(target, eval_id) → mean score over its trials, n, passes, errors."""
-        sums = self._case_sums()
         per: dict[tuple[str, str], list[Any]] = {}
-        for (target, _, eval_id), i in self.case_of.keys():
+        for (target, _, eval_id), case in self.cases.by_key.items():
             cell = per.setdefault((target, eval_id), [0.0, 0, 0, 0])
-            cell[0] += float(sums.sums[i])
-            cell[1] += int(sums.trials[i])
-            cell[2] += int(sums.passes[i])
-            cell[3] += int(sums.errors[i])
+            cell[0] += case.score_sum
+            cell[1] += case.trials
+            cell[2] += case.passes
+            cell[3] += case.errors
         return {key: {"score": s / n, "n": n, "passes": p, "errors": e}
                 for key, (s, n, p, e) in per.items()}

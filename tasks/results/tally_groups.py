@@ -1,11 +1,9 @@
 """Per target × evaluator statistics accumulated record by record (the ``agentv-stats``
 artifact and the report's breakdown tables): each target's overall score, and one group per
 evaluator name from the records' ``evaluator_results`` (tokens and cost: the evaluator's own
-judge usage; latency: the case's). Medians and p95 need every value, so values are kept as
-columns, once: each record's latency here, each record's score in the tally
-(tasks/results/tally.py), each evaluator's scores in its group; a group names its records
-by number, and as a range while they come one after another (every record of a one-target
-run, of an evaluator every case has), so most runs keep no number at all."""
+judge usage; latency: the case's). Medians and p95 need every value: each record's latency
+is kept here, each record's score in the tally (tasks/results/tally.py), each evaluator's
+scores in its group, and each group lists its records by number."""
 from __future__ import annotations
 
 import json
@@ -27,34 +25,6 @@ def _tokens(*values: Any) -> int:
     return int(sum(v for v in map(number, values) if not math.isnan(v)))
 
 
-class Records:
-    """A group's record numbers: ``start`` and ``count`` while each comes right after the
-    last, else listed (4 bytes each)."""
-
-    __slots__ = ("start", "count", "listed")
-
-    def __init__(self) -> None:
-        self.start = self.count = 0
-        self.listed: array | None = None
-
-    def add(self, record: int) -> None:
-        if self.listed is None:
-            if not self.count:
-                self.start = record
-            if record == self.start + self.count:
-                self.count += 1
-                return
-            self.listed = array("I", range(self.start, self.start + self.count))
-        self.listed.append(record)
-
-    def of(self, column: Any) -> Any:
-        """The values of these records in ``column`` (a numpy array, one value a record)."""
-        import numpy as np
-        if self.listed is None:
-            return column[self.start:self.start + self.count]
-        return column[np.frombuffer(self.listed, dtype=np.uint32)]
-
-
 class Group:
     """One (target, evaluator): its records, its own scores (None for a target's overall
     group: the records' scores are its scores) and running counts."""
@@ -63,7 +33,7 @@ class Group:
 
     def __init__(self, own_scores: bool) -> None:
         self.scores = array("d") if own_scores else None
-        self.records = Records()
+        self.records = array("I")  # the numbers of its records
         self.passes = self.errors = self.tokens = 0
         self.cost, self.cost_known = 0.0, False
 
@@ -71,7 +41,7 @@ class Group:
             cost: float) -> None:
         if self.scores is not None:
             self.scores.append(score)
-        self.records.add(record)
+        self.records.append(record)
         self.passes += passed
         self.errors += errored
         self.tokens += tokens
@@ -83,10 +53,11 @@ class Group:
             ) -> dict[str, Any]:
         """``record_scores``, ``latencies``: numpy arrays, one value a record."""
         import numpy as np
-        scores = (self.records.of(record_scores) if self.scores is None
+        records = np.frombuffer(self.records, dtype=np.uint32)
+        scores = (record_scores[records] if self.scores is None
                   else np.frombuffer(self.scores, dtype=float))
         exact = np.ascontiguousarray(scores).data  # a sequence of floats (a memoryview)
-        latencies = self.records.of(latencies)
+        latencies = latencies[records]
         n, known = len(scores), int(np.count_nonzero(~np.isnan(scores)))
         has_latency = bool(np.count_nonzero(~np.isnan(latencies)))
         values = {

@@ -2,8 +2,10 @@
 
 Columns: ``run``, ``eval_id``, ``target``, ``trial``, ``case_verdict`` (the case's), then the
 evaluator's ``evaluator`` (name), ``type``, ``score``, ``weight``, ``verdict``, ``hits`` and
-``misses`` (lists of strings), ``reasoning`` and ``error``. Built with pyarrow from the
-results' nested ``evaluators`` column (tasks/results/schema.py), so no JSON is parsed::
+``misses`` (lists of strings), ``reasoning``, ``error``, ``warnings``, its ``input_tokens``,
+``output_tokens`` and ``cost_usd``, and ``extra`` (JSON of the rest: details, the judge's
+request). Built with pyarrow from the results' nested ``evaluators`` column
+(tasks/results/nested.py), so no JSON is parsed::
 
     ev = load_evaluators("a.parquet", "b.parquet")
     ev.groupby(["run", "evaluator"]).score.mean()

@@ -1,8 +1,9 @@
 """Filtering a 20,000-case report in headless Chromium (a benchmark, not a test).
 
 Two runs of 20,000 cases on two targets are written through agentv's own ``ResultWriter``,
-``agentv report`` renders them, and Chromium times the matrix's text filter and "only
-changed" (each must finish within 2 s; the drill-downs keep failures first).
+``agentv report`` renders them (the viewer's compare page of the second run against the
+first), and Chromium times its text search and its pass/fail "Flips" filter (each must finish
+within 2 s; the embedded cases keep failures first).
 
     .venv/bin/python tests/benchmarks/bench_report_filter.py [--cases 20000]
 """
@@ -49,7 +50,7 @@ def write_runs(folder: Path, cases: int) -> list[str]:
 
 def timed(b: Browser, action: str) -> tuple[float, int]:
     out = b.js(f"(() => {{ const t = performance.now(); {action}; "
-               "return [performance.now() - t, window.agentvMatrix.shown()]; })()")
+               "return [performance.now() - t, window.agentvView.shown()]; })()")
     return out[0] / 1000, out[1]
 
 
@@ -66,15 +67,13 @@ def main() -> int:
         with Browser() as b:
             opened = time.perf_counter()
             b.open(page.as_uri())
-            b.wait_for("document.documentElement.dataset.rendered === '1'", timeout=120)
+            b.wait_for("document.documentElement.dataset.rendered === '1' && "
+                       "window.agentvView.shown", timeout=120)
             print(f"page loaded in {time.perf_counter() - opened:.1f}s")
-            box = "const box = document.getElementById('filter-matrix');"
-            text_s, text_n = timed(b, f"{box} box.value = 'case-1999'; "
-                                      "box.dispatchEvent(new Event('input'))")
-            b.js(f"{box} box.value = ''")
-            only = "const f = document.getElementById('only-flips'); f.checked = true;"
-            changed_s, changed_n = timed(b, only + "f.dispatchEvent(new Event('change'))")
-            rows = b.js("document.querySelectorAll('#matrix tbody tr').length")
+            text_s, text_n = timed(b, "window.agentvView.search('case-1999')")
+            b.js("window.agentvView.search('')")
+            changed_s, changed_n = timed(b, "window.agentvView.filter('flip')")
+            rows = b.js("document.querySelectorAll('#compare tbody tr').length")
     print(f"filter 'case-1999': {text_s * 1000:.0f} ms, {text_n} case(s)")
     print(f"only changed: {changed_s * 1000:.0f} ms, {changed_n} case(s), {rows} row(s) drawn")
     expected_changed = len(range(0, args.cases, 7))

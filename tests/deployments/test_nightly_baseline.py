@@ -12,6 +12,8 @@ import pytest
 from agentv.tasks.results.baselines import find_baseline, read_index, run_key
 from tests.conftest import EXAMPLE, run_cli
 
+pytestmark = pytest.mark.slow  # every test here starts a Prefect server or runs `agentv eval`
+
 SUITE = str(EXAMPLE / "evals" / "example.test.yaml")
 
 

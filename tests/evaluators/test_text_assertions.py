@@ -6,7 +6,8 @@ import asyncio
 
 import pytest
 
-from agentv.evaluators.base import EvalContext
+from agentv.evaluators.base import EvalContext, run_evaluator
+from agentv.evaluators.js_regex import compile_js
 from agentv.evaluators.text_assertions import (
     Contains,
     ContainsAll,
@@ -19,7 +20,6 @@ from agentv.evaluators.text_assertions import (
     IsJson,
     Regex,
     StartsWith,
-    js_regex,
 )
 
 
@@ -60,8 +60,13 @@ def test_scores_and_texts(evaluator, answer, passed, text):
 
 
 def test_javascript_regex_named_groups_and_bad_flags():
-    assert js_regex(r"(?<year>\d{4})").search("in 2024").group("year") == "2024"
-    with pytest.raises(ValueError, match="flag"):
-        js_regex("a", "x")
-    with pytest.raises(ValueError, match="regular expression"):
-        Regex(value="(unclosed")
+    assert compile_js(r"(?<year>\d{4})").search("in 2024").group("year") == "2024"
+    with pytest.raises(ValueError, match="flags"):
+        compile_js("a", "x")
+
+
+def test_a_pattern_javascript_rejects_fails_when_graded():
+    """AgentV 4.42.4 loads the file and fails the grader (``new RegExp`` throws)."""
+    result = asyncio.run(run_evaluator(Regex(value="(unclosed"), EvalContext(
+        eval_id="t", question="q", candidate_answer="x")))
+    assert (result.score, result.verdict) == (0.0, "fail") and "regular expression" in result.error

@@ -286,6 +286,7 @@ def test_the_nightly_deployment_checks_its_prefect_tasks_parameter(tmp_path):
         check_deployment_file(bad)
 
 
+@pytest.mark.slow
 def test_a_dask_worker_rebuilds_the_plan_with_a_local_runs_concurrency(prefect_api):
     """--workers 128 bounds the cluster (its semaphore); the plan a worker rebuilds from the
     options (validated as a local run's) runs at most 50 at once per batch. (It imports

@@ -125,3 +125,25 @@ async def _limited_provider_holds_the_window_and_the_shared_slots():
     await asyncio.gather(*(limited.invoke(Request(eval_id="c1", question="q")) for _ in range(12)))
     assert inner.max_in_flight == 3  # the shared limit's slots
     assert limited.window.in_flight == 0 and limited.window.limit > 4
+
+
+def test_each_call_says_how_long_it_waited_for_a_shared_slot_and_the_run_in_all():
+    """4 calls of 10 ms through 1 shared slot: the later ones wait for it, their responses
+    carry ``wait_ms`` (errors ``limit_wait_ms``), and the target's line sums them up."""
+    asyncio.run(_waits_are_recorded())
+
+
+async def _waits_are_recorded():
+    from agentv.providers.llm.retry import RetryingProvider, RetryPolicy
+    inner = Scripted([Response(text="ok") for _ in range(3)]
+                     + [ProviderError("bad request", status=400)])
+    limited = LimitedProvider(inner, AimdWindow("prod", 8), LocalSlots(1), "prod-limit", 1)
+    retrying = RetryingProvider(limited, RetryPolicy(max_retries=0))
+    answers = await asyncio.gather(*(retrying.invoke(Request(eval_id=f"c{i}", question="q"))
+                                     for i in range(4)), return_exceptions=True)
+    waits = sorted(a.wait_ms if isinstance(a, Response) else a.wait_ms for a in answers)
+    assert waits[0] < 5 and waits[-1] >= 25  # the last waited for three calls
+    assert limited.waits.calls == 4 and limited.waits.waited >= 2  # (the 2nd: ~10 ms)
+    line = limited.waits.line()
+    assert line.startswith("prod waited on shared limit prod-limit (1 slot(s)): ")
+    assert "s in all" in line and "of 4 call(s) waited, longest 0.0 s" in line

@@ -2,6 +2,9 @@
 yields for a validated model (nested models, ``${{ VAR }}``s, URLs' credentials)."""
 from __future__ import annotations
 
+import base64
+from urllib.parse import quote
+
 from agentv.providers.secret_fields import model_secrets, secret_fields, url_secrets
 
 
@@ -20,10 +23,12 @@ def test_the_list_is_read_off_the_typed_models():
 def test_url_credentials_userinfo_and_query_values():
     marked, loose = url_secrets("https://user:p%40ss-word@h.example/v1?token=tok-1234"
                                 "&tenant=tenant-long-1&page=2#frag")
+    basic = base64.b64encode(b"user:p@ss-word").decode()  # what the client sends
     assert set(marked) == {"user:p%40ss-word", "user:p@ss-word", "p%40ss-word", "p@ss-word",
-                           "tok-1234"}
+                           "tok-1234", basic, f"Basic {basic}", quote(basic, safe=""),
+                           quote(f"Basic {basic}", safe="")}
     assert loose == ["tenant-long-1"]  # an ordinary value from 8 characters; page=2 never
-    assert url_secrets("redis://:redis-pass-1@127.0.0.1:6379/0")[0][-1] == "redis-pass-1"
+    assert "redis-pass-1" in url_secrets("redis://:redis-pass-1@127.0.0.1:6379/0")[0]
     assert url_secrets("https://h/api?token=${{ T }}") == ([], [])
     assert url_secrets("http://[::1") == ([], [])  # not a URL: nothing, no error
 

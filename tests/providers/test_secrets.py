@@ -76,3 +76,26 @@ def test_dotenv_names_belong_to_the_registry_and_merge():
     assert batch.dotenv_only == {"FROM_DOTENV"} and batch.scrub("dotenv-value-1234") == "***"
     batch.clear()
     assert batch.values == () and batch.dotenv_only == frozenset()
+
+
+def test_any_run_of_12_characters_of_a_secret_is_masked():
+    from agentv.providers.secrets import SecretRegistry
+    r = SecretRegistry()
+    r.add(["abcdefghijklmnopqrstuvwxyz"])
+    assert r.scrub("a 20-of-26 echo: ghijklmnopqrstuvwxyz0") == "a 20-of-26 echo: ***0"
+    assert r.scrub("12: bcdefghijklm!") == "12: ***!"
+    assert r.scrub("11: abcdefghijk") == "11: abcdefghijk"  # shorter runs are ordinary text
+    assert r.scrub("x abcdefghijklmnopqrstuvwxyz y") == "x *** y"
+
+
+def test_basic_auth_from_url_userinfo_is_masked_whole_and_in_part():
+    import base64
+
+    from agentv.providers.secret_fields import url_secrets
+    from agentv.providers.secrets import SecretRegistry
+    r = SecretRegistry()
+    r.add(url_secrets("http://u:Passw0rd-Long-1@host/v1")[0])
+    token = base64.b64encode(b"u:Passw0rd-Long-1").decode()
+    echoed = f"Authorization: Basic {token}; part {token[2:16]}"
+    assert token[2:16] not in r.scrub(echoed) and "Basic ***" not in r.scrub(echoed)
+    assert r.scrub(echoed) == "Authorization: ***; part ***"

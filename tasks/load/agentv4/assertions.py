@@ -13,37 +13,24 @@ from typing import Any, Callable
 
 from pydantic import ValidationError
 
-from agentv.evaluators.base import Evaluator
+from agentv.evaluators.base import AGENTV4, Evaluator
 from agentv.evaluators.gated import Gated
 from agentv.evaluators.references import PathCheck, check_contained
+from agentv.evaluators.registry import AGENTV4_EVALUATORS
 from agentv.providers.errors import ConfigError, ConfigErrors, ErrorCollector, did_you_mean
 from agentv.providers.lazyload import load_symbol
+from agentv.tasks.load.agentv4.includes import expand
 from agentv.tasks.load.yamlsrc import LineDict, LineList
 
-TYPES = {
-    "contains": "agentv.evaluators.text_assertions:Contains",
-    "icontains": "agentv.evaluators.text_assertions:Icontains",
-    "contains-any": "agentv.evaluators.text_assertions:ContainsAny",
-    "contains-all": "agentv.evaluators.text_assertions:ContainsAll",
-    "icontains-any": "agentv.evaluators.text_assertions:IcontainsAny",
-    "icontains-all": "agentv.evaluators.text_assertions:IcontainsAll",
-    "starts-with": "agentv.evaluators.text_assertions:StartsWith",
-    "ends-with": "agentv.evaluators.text_assertions:EndsWith",
-    "equals": "agentv.evaluators.text_assertions:Equals",
-    "regex": "agentv.evaluators.text_assertions:Regex",
-    "is-json": "agentv.evaluators.text_assertions:IsJson",
-    "code-grader": "agentv.evaluators.code_grader:CodeGrader",
-    "latency": "agentv.evaluators.budgets:Latency",
-    "cost": "agentv.evaluators.budgets:Cost",
-    "token-usage": "agentv.evaluators.budgets:TokenUsage",
-    "execution-metrics": "agentv.evaluators.budgets:ExecutionMetrics",
-    "field-accuracy": "agentv.evaluators.fields:FieldAccuracy",
-    "tool-trajectory": "agentv.evaluators.trajectory4:ToolTrajectory4",
-    "llm-grader": "agentv.evaluators.llm_grader4:LlmGrader4",
-    "rubrics": "agentv.evaluators.rubric:RubricEvaluator",
-    "skill-trigger": "agentv.evaluators.skill_trigger:SkillTrigger",
-}
-COMPOSITES = {"composite", "assert-set"}
+TYPES = AGENTV4_EVALUATORS  # the one registry's AgentV 4.x spellings (evaluators.registry)
+COMPOSITES = {"composite"}
+UNGRADED = {"assert-set"}  # AgentV 4.42.4 loads them and scores them 0 (evaluators.unknown)
+SINGLE_VALUE = ("contains", "icontains", "starts-with", "ends-with", "regex", "equals")
+LIST_VALUE = ("contains-any", "contains-all", "icontains-any", "icontains-all")
+FIELD_MATCHES = ("exact", "numeric_tolerance", "date")
+LIMITS = {"token-usage": ("max_total", "max_input", "max_output"),
+          "execution-metrics": ("max_tool_calls", "max_llm_calls", "max_tokens", "max_cost_usd",
+                                "max_duration_ms", "target_exploration_ratio")}
 GATE_KEYS = {"name", "type", "weight", "required", "min_score", "negate"}
 RETIRED = {"code-judge": "code-grader", "llm-judge": "llm-grader"}
 SCRIPT_SUFFIXES = (".ts", ".js", ".mts", ".mjs")
@@ -52,9 +39,10 @@ SCRIPT_SUFFIXES = (".ts", ".js", ".mts", ".mjs")
 def _errors(err: ValidationError, what: str, where: str) -> ConfigErrors:
     """Every error of a model, one line each."""
     from agentv.providers.base_settings import describe_error
+    from agentv.providers.model_errors import merged_errors
     return ConfigErrors([ConfigError(f"{describe_error(e)} ({what})", where,
                                      ".".join(str(p) for p in e.get("loc", ())) or None)
-                         for e in err.errors()])
+                         for e in merged_errors(err.errors())])
 
 
 def auto_name(kind: str, raw: dict) -> str:
@@ -70,6 +58,41 @@ def auto_name(kind: str, raw: dict) -> str:
         skill = raw.get("skill")
         return f"skill-trigger-{skill}" if isinstance(skill, str) and skill else kind
     return kind
+
+
+def _limit(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
+
+
+def skip_reason(kind: str, raw: dict) -> str | None:
+    """Why AgentV 4.42.4 drops this assertion at load (a warning; the file still runs): a text
+    assertion whose ``value`` is not a non-empty string, a list assertion with no string, a
+    ``latency``/``cost`` without a non-negative ``threshold``/``budget``, a ``token-usage`` /
+    ``execution-metrics`` without one limit."""
+    value = raw.get("value")
+    if kind in SINGLE_VALUE and (not isinstance(value, str) or value == ""):
+        return "'value' must be a non-empty string"
+    if kind in LIST_VALUE and (not isinstance(value, list)
+                               or not any(isinstance(v, str) for v in value)):
+        return "'value' must be a non-empty string list"
+    if kind == "latency" and not _limit(raw.get("threshold")):
+        return "'threshold' must be a non-negative number"
+    if kind == "cost" and not _limit(raw.get("budget")):
+        return "'budget' must be a non-negative number"
+    if kind in LIMITS and not any(_limit(raw.get(k)) for k in LIMITS[kind]):
+        return f"set at least one of {', '.join(LIMITS[kind])}"
+    if kind == "field-accuracy" and not valid_fields(raw.get("fields")):
+        return "no field with a 'path' and a 'match' (exact, numeric_tolerance or date)"
+    return None
+
+
+def valid_fields(fields: Any) -> list:
+    """The ``field-accuracy`` fields AgentV 4.42.4 keeps: a mapping with a text ``path`` and a
+    ``match`` of exact / numeric_tolerance / date (it drops the others with a warning)."""
+    if not isinstance(fields, list):
+        return []
+    return [f for f in fields if isinstance(f, dict) and isinstance(f.get("path"), str)
+            and f["path"] and f.get("match") in FIELD_MATCHES]
 
 
 def custom_script(kind: str, base_dir: Path) -> Path | None:
@@ -100,8 +123,9 @@ class AssertionBuilder:
             raise ConfigError("must be a list of assertions", self.at(line), field)
         items: list[tuple[Any, int]] = []
         strings: list[str] = []
-        for i, item in enumerate(raw):
-            item_line = raw.line_of(i) if isinstance(raw, LineList) else line
+        written = [(item, raw.line_of(i) if isinstance(raw, LineList) else line)
+                   for i, item in enumerate(raw)]
+        for item, item_line in expand(written, self.base_dir, f"{self.path}:{{line}}"):
             if isinstance(item, str):
                 if not strings:
                     items.append((None, item_line))
@@ -117,9 +141,22 @@ class AssertionBuilder:
                     if strings:
                         built.append(self.rubrics(strings, item_line))
                     continue
-                built.append(self.build(item, item_line))
+                if not self.skipped(item, item_line):
+                    built.append(self.build(item, item_line))
         errors.raise_any()
         return built
+
+    def skipped(self, raw: Any, line: int) -> bool:
+        """What AgentV 4.42.4's loader drops with a warning (``skip_reason``) is an error:
+        an assertion missing its value would silently leave the test's score to the rest."""
+        if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
+            return False
+        kind = raw["type"].replace("_", "-")
+        why = skip_reason(kind, raw)
+        if why:  # AgentV 4.42.4 drops it with a warning and the score changes: an error here
+            named = why.split("'")[1] if why.count("'") >= 2 else kind
+            raise ConfigError(f"{kind} assertion: {why}", self.at(line), named)
+        return False
 
     def implicit_grader(self) -> Evaluator:
         """AgentV's llm-grader of a test with no assertions (its record has no ``scores``)."""
@@ -149,9 +186,15 @@ class AssertionBuilder:
             raise ConfigError(f"'{kind}' is retired in AgentV 4.x; use '{RETIRED[kind]}'",
                               self.at(type_line), "type")
         config = {k: v for k, v in raw.items() if k not in GATE_KEYS}
+        if kind in LIST_VALUE:  # AgentV keeps only the list's strings
+            config["value"] = [v for v in raw["value"] if isinstance(v, str)]
         if kind in COMPOSITES:
             inner = self.composite(config, line)
-            kind = "composite"
+        elif kind in UNGRADED:
+            from agentv.evaluators.unknown import UnknownType
+            self.warn(f"{self.at(type_line)}: '{kind}' is not a type AgentV 4.42.4 can grade: "
+                      f"it scores 0 (use 'composite')")
+            inner = UnknownType(type=kind, written=kind)
         else:
             inner = self.make(kind, self.settings(kind, config), type_line)
         name = raw.get("name") if isinstance(raw.get("name"), str) else auto_name(kind, raw)
@@ -167,6 +210,10 @@ class AssertionBuilder:
         if kind == "rubrics":
             return {"rubrics": config.get("criteria", config.get("rubrics")),
                     **{k: v for k, v in config.items() if k not in ("criteria", "rubrics")}}
+        if kind == "field-accuracy":  # AgentV's valid fields; an unknown aggregation: default
+            kept = {k: v for k, v in config.items() if k != "aggregation"
+                    or v in ("weighted_average", "all_or_nothing")}
+            return {**kept, "fields": valid_fields(config.get("fields"))}
         if kind == "code-grader" and "command" not in config and "script" in config:
             return {**{k: v for k, v in config.items() if k != "script"},
                     "command": config["script"]}
@@ -211,12 +258,18 @@ class AssertionBuilder:
             evaluator = cls.model_validate({**config, **extra, "type": kind,
                                             "base_dir": str(self.base_dir)},
                                            context={"where": self.at(line), "warn": self.warn,
-                                                    "contain": self.contain})
+                                                    "contain": self.contain,
+                                                    "generation": AGENTV4})
         except ValidationError as err:
             raise _errors(err, f"assertion type '{kind}'", self.at(line)) from None
         from agentv.evaluators.registry import check_references
         check_references(evaluator, self.at(line), self.contain)
         extras = sorted((evaluator.model_extra or {}).keys())
+        keys = [*cls.model_fields, *GATE_KEYS]
+        near = [k for k in extras if did_you_mean(k, keys)]  # a typo: an error, not ignored
+        if near and not getattr(cls, "extra_keys_are_config", False):
+            raise ConfigError(f"unknown key '{near[0]}' in assertion '{kind}'"
+                              f"{did_you_mean(near[0], keys)}", self.at(line))
         if extras and not getattr(cls, "extra_keys_are_config", False):
             hints = "".join(did_you_mean(k, [*cls.model_fields, *GATE_KEYS]) for k in extras)
             self.warn(f"{self.at(line)}: unknown key(s) {', '.join(extras)} in assertion "

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any, Callable
 
-from agentv.providers.errors import ConfigError, ErrorCollector, did_you_mean
+from agentv.providers.errors import ConfigError, ErrorCollector, unknown_key
 from agentv.tasks.load.agentv4.assertions import AssertionBuilder
 from agentv.tasks.load.agentv4.cases import SuiteDefaults, parse_test
 from agentv.tasks.load.agentv4.templating import interpolate_env
@@ -66,8 +66,7 @@ def load_v4_suite(path: Path, data: LineDict, warn: Callable[[str], None],
         if key in IGNORED:
             warn(f"{at}: execution.{key}: {IGNORED[key]}")
         elif key not in EXECUTION_KEYS:
-            warn(f"{at}: unknown key '{key}' in execution{did_you_mean(key, EXECUTION_KEYS)} "
-                 "(ignored)")
+            unknown_key(key, "execution", EXECUTION_KEYS, at, warn)  # a near miss: an error
     builder = AssertionBuilder(spath, path.parent, warn, boundary.check)
     name = suite_name(data, path)
     defaults = SuiteDefaults(
@@ -109,8 +108,7 @@ def _warn_keys(data: LineDict, spath: str, warn) -> None:
         if key in IGNORED:
             warn(f"{at}: {key}: {IGNORED[key]}")
         elif key not in SUITE_KEYS:
-            warn(f"{at}: unknown key '{key}' in eval file{did_you_mean(key, SUITE_KEYS)} "
-                 "(ignored)")
+            unknown_key(key, "eval file", SUITE_KEYS, at, warn)  # a near miss: an error
 
 
 def _suite_target(data: dict, execution: dict, spath: str) -> str | None:
@@ -178,6 +176,8 @@ def _cases(data: LineDict, path: Path, defaults: SuiteDefaults, warn) -> list:
     for item, where, item_line in entries:
         with errors.check():
             case = parse_test(item, item_line, defaults, warn, where)
+            if case is None:
+                continue
             if case.id in seen:
                 raise ConfigError(f"duplicate test id '{case.id}' (first at {seen[case.id]})",
                                   f"{where}:{item_line}", "id")

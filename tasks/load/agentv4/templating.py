@@ -40,7 +40,7 @@ def mapped(value: Any, on_text: Callable[[str], Any]) -> Any:
 
 def _copy_lines(src: Any, dst: Any) -> None:
     for attr in ("line", "key_lines", "item_lines", "source"):
-        if attr in getattr(src, "__dict__", {}):
+        if hasattr(src, attr):  # a LineDict or LineList: its lines
             setattr(dst, attr, getattr(src, attr))
 
 

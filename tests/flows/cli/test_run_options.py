@@ -10,6 +10,8 @@ import pytest
 
 from tests.conftest import run_cli
 
+pytestmark = pytest.mark.slow  # every test here starts a Prefect server or runs `agentv eval`
+
 SCORER = ("import json,sys\nc=json.load(sys.stdin)\nn=int(c['eval_id'].split('-')[1])\n"
           "print(json.dumps({'score': (n % 5) / 4, 'hits': [], 'misses': [], "
           "'reasoning': 'n'}))\n")

@@ -145,3 +145,42 @@ def test_agentv_starts_its_server_with_the_retention(tmp_path, monkeypatch):
         assert b"PREFECT_SERVER_SERVICES_DB_VACUUM_ENABLED=events,flow_runs" in environ
     finally:
         os.killpg(pid, 9)
+
+
+def _suite(root, cases: int) -> str:
+    rows = ["$schema: agentv-eval-v2", "target: fast", "evalcases:"]
+    for i in range(cases):
+        rows += [f"  - id: case-{i:05d}", f"    input: 'Case {i}: hello'", "    evaluators:",
+                 "      - {name: answered, type: contains, value: ok}"]
+    (root / "EVAL.yaml").write_text("\n".join(rows) + "\n")
+    (root / "targets.yaml").write_text("$schema: agentv-targets-v2\ntargets:\n"
+                                       "  - name: fast\n    provider: mock\n    response: ok\n")
+    return str(root / "EVAL.yaml")
+
+
+@pytest.mark.slow
+def test_prune_of_every_run_returns_the_files_to_their_size_before_them(own_prefect_server,
+                                                                        tmp_path):
+    """2,000 cases grow the local server's database (file + write-ahead log); pruning
+    every run brings the files back to at most 1.2× their size before the runs, and the
+    server goes on answering."""
+    from pathlib import Path
+
+    from agentv.flows.prefect.db_compact import files_size
+    from agentv.flows.prefect.server import healthy, read_state
+    database = Path(read_state()["database"])
+    before = files_size(database)
+    proc = run_cli("eval", _suite(tmp_path, 2000), "--out", str(tmp_path / "r.jsonl"),
+                   cwd=tmp_path, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    time.sleep(3)  # the server writes the run's last events
+    grown = files_size(database)
+    assert grown - before > 1_000_000, (before, grown)
+
+    proc = run_cli("server", "prune", "--older-than", "0s", cwd=tmp_path, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("pruned 1 flow run(s)")
+    assert "database: " in proc.stdout and " → " in proc.stdout
+    after = files_size(database)
+    assert after <= 1.2 * before, (before, grown, after, proc.stdout)
+    assert healthy(own_prefect_server[0])

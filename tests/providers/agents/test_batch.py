@@ -37,7 +37,8 @@ def test_batch_answers_are_mapped_back_by_id_and_missing_ids_fail_alone(tmp_path
     count = tmp_path / "count"
     p = cli({"command_template": "unused {PROMPT}",
              "batch_command_template": f"{BATCH} --skip c2 --count {count} "
-                                       "--output {OUTPUT_FILE}"})
+                                       "--output {OUTPUT_FILE}",
+             "sandbox": "off"})  # --count writes beside the test, outside any scratch
     answers = asyncio.run(p.invoke_batch(requests("c1", "c2", "c3")))
     assert count.read_text() == "batch\n"  # one process for the whole batch
     assert [a.text if isinstance(a, Response) else str(a) for a in answers] == [
@@ -88,7 +89,8 @@ def _run(opts: EvalOptions) -> tuple[list[dict], CaseRunner]:
 def test_case_runner_uses_one_batch_then_evaluates_each_case(tmp_path, caplog):
     count = tmp_path / "count"
     opts = _suite(tmp_path, f"  - name: b\n    provider: cli\n    provider_batching: true\n"
-                            f"    command_template: {BATCH} --count {count}\n")
+                            f"    command_template: {BATCH} --count {count}\n"
+                            "    sandbox: off\n")  # --count writes outside any scratch
     with caplog.at_level(logging.INFO, logger="agentv"):
         records, _ = _run(opts)
     assert count.read_text() == "batch\n"
@@ -134,7 +136,8 @@ def test_provider_batching_under_settings_is_honoured(tmp_path):
     count = tmp_path / "count"
     opts = _suite(tmp_path, "  - name: b\n    provider: cli\n    settings:\n"
                             "      provider_batching: true\n"
-                            f"    command_template: {BATCH} --count {count}\n")
+                            f"    command_template: {BATCH} --count {count}\n"
+                            "    sandbox: off\n")  # --count writes outside any scratch
     records, runner = _run(opts)
     assert runner.targets["b"].batch is not None
     assert count.read_text() == "batch\n"

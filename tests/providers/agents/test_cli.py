@@ -64,15 +64,15 @@ def test_placeholders_files_and_attachments_formats(tmp_path):
     guide, data = tmp_path / "style guide.md", tmp_path / "data.csv"
     guide.write_text("g")
     data.write_text("d")
-    argv_file = tmp_path / "argv.txt"
     dump = (f"{shlex.quote(sys.executable)} -c 'import sys; open(sys.argv[1], \"w\")"
-            f".write(chr(10).join(sys.argv[2:]))' {argv_file}")
+            ".write(chr(10).join(sys.argv[2:]))' {OUTPUT_FILE}")  # the sandbox's scratch
     p = provider({"command_template": f"{dump} {{EVAL_ID}} {{ATTEMPT}} {{FILES}} -- "
-                                      "{ATTACHMENTS} {GUIDELINES}",
+                                      "{ATTACHMENTS} {GUIDELINES}", "output_format": "text",
                   "files_format": "--file {path}", "attachments_format": "--attach={basename}"})
-    asyncio.run(p.invoke(Request("case-7", "q", guidelines="<file>rules</file>", attempt=2,
-                                 guideline_paths=[str(guide)], input_files=[str(data)])))
-    assert argv_file.read_text().split("\n") == [
+    answer = asyncio.run(p.invoke(Request("case-7", "q", guidelines="<file>rules</file>",
+                                          attempt=2, guideline_paths=[str(guide)],
+                                          input_files=[str(data)])))
+    assert answer.text.split("\n") == [
         "case-7", "2", "--file", str(guide), "--file", str(data), "--",
         "--attach=data.csv", "<file>rules</file>"]
 
@@ -101,7 +101,7 @@ def test_explicit_trace_wins_and_plain_json_stays_text(tmp_path):
     out.write_text('{"text": "done", "trace": [{"type": "tool_call", "tool": "bash", '
                    '"input": {"cmd": "ls"}, "output": "a"}, {"type": "llm_call", '
                    '"model": "m", "usage": {"input_tokens": 5, "output_tokens": 2}}]}')
-    cat = provider({"command_template": f"cat {out}"})
+    cat = provider({"command_template": f"cat {out}", "cwd": "."}, base_dir=tmp_path)
     r = ask(cat)
     assert r.text == "done" and [e.type for e in r.trace] == ["tool_call", "llm_call"]
     out.write_text('{"decision": "CLEAR"}')
@@ -131,7 +131,8 @@ def test_failure_records_exit_code_and_stderr():
 
 def test_timeout_kills_the_process_group_including_children(tmp_path):
     p = provider({"command_template": f"{AGENT} --mode sleep --sleep 30 --pid-dir {tmp_path} "
-                                      "--prompt {PROMPT}", "timeout_seconds": 0.5})
+                                      "--prompt {PROMPT}", "timeout_seconds": 0.5,
+                  "sandbox": "off"})  # host pids (a sandbox has its own pid namespace)
     started = time.monotonic()
     with pytest.raises(ProviderTimeout) as err:
         ask(p)

@@ -19,7 +19,7 @@ import pytest
 
 from agentv.providers.process.supervision import supervised
 from tests import TESTS
-from tests.providers.process.test_supervision import FORKER, gone, tagged, wait_ready
+from tests.providers.process.test_supervision import FORKER, gone, scratch, tagged, wait_ready
 
 THREADED_PARENT = TESTS / "fakes" / "threaded_parent.py"
 
@@ -34,7 +34,8 @@ def test_the_agent_outlives_the_thread_that_started_it(tmp_path):
     started: list[subprocess.Popen] = []
 
     def start_then_exit() -> None:  # like a worker thread of agentv that ends
-        started.append(subprocess.Popen(supervised(forker(tag, ready), None, None),
+        argv = supervised(forker(tag, ready), None, None, scratch(ready.parent))
+        started.append(subprocess.Popen(argv,
                                         start_new_session=True))
         wait_ready(ready, 1)
 
@@ -69,7 +70,7 @@ def test_kill_9_of_a_multithreaded_parent_leaves_nothing(tmp_path):
 def test_a_burst_of_signals_to_the_supervisor_still_leaves_nothing(tmp_path):
     for attempt, sig in enumerate([signal.SIGTERM, signal.SIGINT, signal.SIGHUP] * 2):
         tag, ready = f"agentv-tree-{uuid.uuid4().hex}", tmp_path / f"ready-{attempt}"
-        reaper = subprocess.Popen(supervised(forker(tag, ready), None, None),
+        reaper = subprocess.Popen(supervised(forker(tag, ready), None, None, scratch(ready.parent)),
                                   start_new_session=True, stderr=subprocess.PIPE)
         wait_ready(ready, 1)
         for n in range(40):
@@ -86,7 +87,7 @@ def test_a_burst_of_signals_to_the_supervisor_still_leaves_nothing(tmp_path):
 
 def test_a_parent_that_died_before_the_supervisor_started_runs_nothing(tmp_path):
     tag, ready = f"agentv-tree-{uuid.uuid4().hex}", tmp_path / "ready"
-    argv = supervised(forker(tag, ready), None, None)
+    argv = supervised(forker(tag, ready), None, None, scratch(ready.parent))
     argv[4] = "--parent=1"  # the expected parent is not ours: it is already gone
     done = subprocess.run(argv, capture_output=True, timeout=30)
     assert done.returncode == 128 + signal.SIGTERM

@@ -18,11 +18,17 @@ import yaml
 
 from agentv.providers.agents.cli import CliProvider
 from agentv.providers.base import ProviderTimeout, Request, Target
+from agentv.providers.process.sandbox import Profile
 from agentv.providers.process.supervision import run_process
 from tests import TESTS
 from tests.conftest import ROOT
 
 FORKER = TESTS / "fakes" / "forker.py"
+
+
+def scratch(folder: Path) -> Profile:
+    """A sandbox whose scratch is ``folder`` (the forker's ready files go there)."""
+    return Profile("target", writable=(str(folder),))
 
 
 def tagged(tag: str) -> list[str]:
@@ -54,7 +60,7 @@ def test_timeout_kills_setsid_and_background_children(tmp_path):
     tag = f"agentv-tree-{uuid.uuid4().hex}"
     argv = [sys.executable, str(FORKER), tag, str(tmp_path / "ready"), "hang"]
     with pytest.raises(Exception) as err:
-        asyncio.run(run_process(argv, timeout=2))
+        asyncio.run(run_process(argv, timeout=2, sandbox=scratch(tmp_path)))
     assert "timed out" in str(err.value)
     assert gone(tag) == []
 
@@ -63,6 +69,7 @@ def test_answer_is_read_at_the_agents_exit_not_at_eof_of_inherited_pipes(tmp_pat
     tag = f"agentv-tree-{uuid.uuid4().hex}"
     provider = CliProvider(Target("agent", "cli", {
         "command_template": f"{sys.executable} {FORKER} {tag} {tmp_path} answer",
+        "sandbox": "off",  # the forker writes its ready files outside any scratch
         "timeout_seconds": 60}))
     provider.check()
     started = time.monotonic()
@@ -77,7 +84,8 @@ def test_cancellation_kills_the_tree(tmp_path):
     argv = [sys.executable, str(FORKER), tag, str(tmp_path / "ready"), "hang"]
 
     async def cancel_when_ready():
-        task = asyncio.ensure_future(run_process(argv, timeout=120))
+        task = asyncio.ensure_future(run_process(argv, timeout=120,
+                                               sandbox=scratch(tmp_path)))
         while not (tmp_path / "ready").is_dir():
             await asyncio.sleep(0.05)
         task.cancel()
@@ -92,6 +100,7 @@ def test_cli_timeout_is_a_retryable_timeout_and_leaves_nothing(tmp_path):
     tag = f"agentv-tree-{uuid.uuid4().hex}"
     provider = CliProvider(Target("agent", "cli", {
         "command_template": f"{sys.executable} {FORKER} {tag} {tmp_path / 'r'} hang",
+        "sandbox": "off",  # the forker writes its ready files outside any scratch
         "timeout_seconds": 1.5}))
     provider.check()
     with pytest.raises(ProviderTimeout):
@@ -114,7 +123,8 @@ def agentv_run(tmp_path: Path, tag: str, timeout: float) -> tuple[list[str], Pat
     (tmp_path / "s.yaml").write_text(yaml.safe_dump(suite))
     argv = [sys.executable, "-m", "agentv", "eval", str(tmp_path / "s.yaml"), "--out",
             str(tmp_path / "r.jsonl"), "--workers", "2",
-            "--allow-path", str(FORKER.parent)]  # the judge script lives beside the tests
+            "--allow-path", str(FORKER.parent),  # the judge script lives beside the tests
+            "--no-sandbox"]  # the forkers write their ready files outside any scratch
     return argv, ready
 
 

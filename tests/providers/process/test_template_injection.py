@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from agentv.providers.agents.cli import CliProvider
-from agentv.providers.base import ConfigError, Request, Target
+from agentv.providers.base import Request, Target
 
 VALUES = [
     "$(touch pwned1)", "`touch pwned2`", "x; touch pwned3", "x && touch pwned4",
@@ -101,14 +101,13 @@ def test_values_reach_the_command_verbatim_and_run_nothing(tmp_path, template, p
 
 
 @pytest.mark.parametrize("template", UNSAFE)
-def test_placeholders_an_interpreter_would_run_as_code_are_config_errors(template):
-    with pytest.raises(ConfigError) as err:
-        CliProvider(Target("agent", "cli", {"command_template": template.replace("{V}",
-                                                                                 "{PROMPT}")},
-                           where="targets.yaml:4"))
-    assert err.value.where == "targets.yaml:4" and err.value.field == "command_template"
-    assert "AGENTV_PROMPT" in err.value.message  # names the safe alternative
-    assert "code" in err.value.message or "eval" in err.value.message
+def test_placeholders_an_interpreter_would_run_as_code_are_lints(template):
+    """A lint, not a refusal: the sandbox contains what runs; the warning names the rewrite."""
+    provider = CliProvider(Target("agent", "cli", {"command_template": template.replace(
+        "{V}", "{PROMPT}")}, where="targets.yaml:4"))
+    message = " ".join(provider.config.command.lints)
+    assert "AGENTV_PROMPT" in message  # names the safe alternative
+    assert "code" in message or "eval" in message
 
 
 @pytest.mark.slow
@@ -142,14 +141,13 @@ REMOTE = [  # the remote side's shell parses these words again: configuration er
 
 @pytest.mark.parametrize("template", REMOTE)
 @pytest.mark.parametrize("placeholder", ["PROMPT", "EVAL_ID"])
-def test_placeholders_a_remote_shell_would_parse_are_config_errors(template, placeholder):
-    with pytest.raises(ConfigError) as err:
-        CliProvider(Target("agent", "cli", {"command_template": template.replace(
-            "{V}", "{" + placeholder + "}")}, where="targets.yaml:6"))
-    assert err.value.where == "targets.yaml:6" and err.value.field == "command_template"
-    assert f"{{{placeholder}}}" in err.value.message
-    assert ("prompt_via: stdin" in err.value.message) == (placeholder == "PROMPT")
-    assert "remote" in err.value.message or "$AGENTV_" in err.value.message
+def test_placeholders_a_remote_shell_would_parse_are_lints(template, placeholder):
+    provider = CliProvider(Target("agent", "cli", {"command_template": template.replace(
+        "{V}", "{" + placeholder + "}")}, where="targets.yaml:6"))
+    message = " ".join(provider.config.command.lints)
+    assert f"{{{placeholder}}}" in message
+    assert ("prompt_via: stdin" in message) == (placeholder == "PROMPT")
+    assert "remote" in message or "$AGENTV_" in message
 
 
 FAKE_RUNNERS = {  # same argv semantics as the real programs, run locally

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from agentv.providers.agents.cli import CliProvider
-from agentv.providers.base import ConfigError, ProviderError, Request, Target
+from agentv.providers.agents.cli import CliProvider, stdin_check
+from agentv.providers.base import ProviderError, Request, Target
 from agentv.providers.process.template import CommandTemplate
 
 # {V}: the placeholder; {LOCK}: a lock file; {MARK}: the marker a payload tries to create
@@ -178,13 +178,10 @@ def test_every_shape_is_refused_or_never_runs_a_payload(tmp_path, monkeypatch):
     refused, ran, runs, missing = [], [], 0, []
     for shape in SHAPES:
         template = (shape.replace("{V}", "{PROMPT}").replace("{LOCK}", str(tmp_path / "lock")))
-        try:
-            provider = _provider(template)
-        except ConfigError as err:
-            assert err.where == "targets.yaml:3" and err.field == "command_template"
-            assert "{PROMPT}" in err.message
+        provider = _provider(template)  # the shape checker is a lint: it warns, runs anyway
+        if provider.config.command.lints:
+            assert "{PROMPT}" in " ".join(provider.config.command.lints)
             refused.append(shape)
-            continue
         if not _runnable(template):
             missing.append(shape)
             continue
@@ -192,14 +189,15 @@ def test_every_shape_is_refused_or_never_runs_a_payload(tmp_path, monkeypatch):
         runs += _run_all(provider, payloads, work)
         ran.append(shape)
         assert not mark.exists(), f"{shape!r} ran a payload"
+    # the mark lies outside every sandbox's scratch: a payload that runs cannot make it
     executions = int(mark.exists()) + len(list(tmp_path.rglob("PWNED*")))
     print(f"\nshapes × payloads: {len(SHAPES)} × {len(payloads)} = "
-          f"{len(SHAPES) * len(payloads)} (refused at validate: {len(refused)} shapes; run "
+          f"{len(SHAPES) * len(payloads)} (linted at validate: {len(refused)} shapes; run "
           f"for real: {len(ran)} shapes, {runs} runs; programs missing: {len(missing)}) "
           f"executions: {executions}")
     assert executions == 0
     assert set(missing) <= {"sudo -u root printf %s {V}"}, missing  # sudo: not everywhere
-    for shape in FINDING[:11]:  # the finding's shapes that ran code are refused now
+    for shape in FINDING[:11]:  # the finding's shapes that ran code are linted
         assert shape in refused, shape
     assert len(ran) >= 25  # the safe forms keep working
 
@@ -217,9 +215,8 @@ def test_refusals_name_the_safe_rewrite():
         "sh -c 'printf %s \"q: {PROMPT}\"'": "\"$AGENTV_PROMPT\" as a word of its own",
     }
     for template, rewrite in rewrites.items():
-        with pytest.raises(ConfigError) as err:
-            CommandTemplate(template, "targets.yaml:3")
-        assert rewrite in err.value.message, (template, err.value.message)
+        lints = " ".join(CommandTemplate(template, "targets.yaml:3").lints)
+        assert rewrite in lints, (template, lints)
 
 
 @pytest.mark.slow
@@ -227,10 +224,10 @@ def test_stdin_goes_only_to_programs_that_read_it_as_data(tmp_path):
     for template in ("sh", "bash -s", "python3", "perl -", "timeout 30 node",
                      "sh -c 'cat | sh'", "xargs -I{} sh -c 'echo {}'",
                      "sh -c 'xargs -I % sh -c \"echo %\"'"):
-        with pytest.raises(ConfigError) as err:
-            CliProvider(Target("agent", "cli", {"command_template": template,
-                                                "prompt_via": "stdin"}, where="t.yaml:2"))
-        assert err.value.field == "prompt_via" and "code" in err.value.message
+        target = Target("agent", "cli", {"command_template": template, "prompt_via": "stdin"},
+                        where="t.yaml:2")
+        lints = stdin_check(CliProvider(target).config, target)
+        assert lints and "prompt_via" in lints[0] and "code" in lints[0]
     mark = tmp_path / "PWNED"
     payloads = [p.replace("{MARK}", str(mark)) for p in PAYLOADS]
     for template in ("cat", "python3 -c 'import sys; print(sys.stdin.read())'",
@@ -241,12 +238,12 @@ def test_stdin_goes_only_to_programs_that_read_it_as_data(tmp_path):
     assert not mark.exists()
 
 
-def test_a_batch_on_stdin_is_not_fed_to_a_shell():
-    with pytest.raises(ConfigError) as err:
-        CliProvider(Target("agent", "cli", {"command_template": "agent {PROMPT}",
-                                            "batch_command_template": "bash"},
-                           provider_batching=True, where="t.yaml:2"))
-    assert err.value.field == "batch_command_template"
+def test_a_batch_on_stdin_to_a_shell_is_a_lint():
+    target = Target("agent", "cli", {"command_template": "agent {PROMPT}",
+                                     "batch_command_template": "bash"},
+                    provider_batching=True, where="t.yaml:2")
+    lints = stdin_check(CliProvider(target).config, target)
+    assert lints and "provider_batching" in lints[0]
 
 
 def test_agentv_own_values_may_stand_anywhere():

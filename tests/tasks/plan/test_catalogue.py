@@ -76,8 +76,9 @@ def test_a_new_evaluator_and_provider_pass_validate(registered, tmp_path):
     assert report.errors == [] and report.warnings == []
     bad = validate_paths([str(suite(tmp_path, "type: shouting\n        min_letters: many"))])
     assert len(bad.errors) == 1 and "loud.yaml:9: min_letters:" in bad.errors[0]
-    typo = validate_paths([str(suite(tmp_path, settings="prefx: x"))])
-    assert any("unknown setting 'prefx'" in w for w in typo.warnings)
+    typo = validate_paths([str(suite(tmp_path, settings="prefx: x"))])  # a near miss: an error
+    assert any("unknown setting 'prefx'" in e and "(did you mean 'prefix'?)" in e
+               for e in typo.errors)
 
 
 def test_a_new_evaluator_and_provider_are_in_the_json_schema(registered):

@@ -58,6 +58,7 @@ def test_ways_to_continue_a_run_exclude_each_other(tmp_path):
     assert err.value.field == "--out" and "a new results file" in err.value.message
 
 
+@pytest.mark.slow
 def test_budget_is_counted_in_this_process_not_on_dask(prefect_api):
     pytest.importorskip("prefect_dask")  # imports Prefect: after the session's server is set
     with pytest.raises(ConfigError) as err:
@@ -129,6 +130,7 @@ def test_retry_errors_fills_a_new_output_folder(tmp_path):
     assert opts.retry_errors == str(earlier) and not opts.continued
 
 
+@pytest.mark.slow
 def test_workers_bound_a_dask_cluster_up_to_a_thousand(prefect_api):
     pytest.importorskip("prefect_dask")  # imports Prefect: after the session's server is set
     opts = EvalOptions(paths=["e.yaml"], workers="128", task_runner="dask",

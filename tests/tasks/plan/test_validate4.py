@@ -2,6 +2,8 @@
 but three validate; those three use what agentv does not have, and say so."""
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from agentv.tasks.plan.validate import validate_paths
@@ -15,6 +17,8 @@ NOT_SUPPORTED = {  # file → the feature agentv lacks, as the error names it
     # they name no target and their targets files define no 'default': a run cannot start
     "features/preprocessors/evals/dataset.eval.yaml": "unknown target 'default'",
     "showcase/trace-evaluation/evals/transcript-import.eval.yaml": "unknown target 'default'",
+    # its code-grader's script (graders/transcript-quality.ts) is not in the snapshot
+    "features/import-claude/evals/transcript-check.EVAL.yaml": "script file not found",
 }
 
 # a folder walk checks the targets files too: a provider agentv lacks is their error
@@ -24,7 +28,25 @@ WALK_ERRORS = {
     "features/preprocessors/evals/dataset.eval.yaml": "unknown target 'default'",
     "showcase/trace-evaluation/.agentv/targets.yaml": "unknown provider 'replay'",
     "showcase/trace-evaluation/evals/transcript-import.eval.yaml": "unknown target 'default'",
+    # its code-grader's script (graders/transcript-quality.ts) is not in the snapshot
+    "features/import-claude/evals/transcript-check.EVAL.yaml": "script file not found",
 }
+
+
+# This snapshot lacks AgentV's repository-root .agentv/targets.yaml: a suite naming one of its
+# targets cannot run here, and validate says so (issue 39: no "valid, then the run fails")
+NO_TARGETS = "no targets.yaml found"
+
+
+def with_tools(monkeypatch, tmp_path) -> None:
+    """bun and uv on PATH (stubs), as on a machine that runs these examples: without them
+    a .ts assertion or a uv-run grader is an error at validate time."""
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    for name in ("bun", "uv"):
+        (tools / name).write_text("#!/bin/sh\nexit 0\n")
+        (tools / name).chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tools}:{os.environ.get('PATH', '')}")
 
 
 def suites() -> list[str]:
@@ -33,14 +55,15 @@ def suites() -> list[str]:
 
 
 @pytest.mark.skipif(not ROOT.is_dir(), reason="shared/agentv4-examples absent")
-def test_agentv4_examples_validate_but_the_unsupported_three(monkeypatch):
+def test_agentv4_examples_validate_but_the_unsupported_three(monkeypatch, tmp_path):
     monkeypatch.chdir(ROOT)
+    with_tools(monkeypatch, tmp_path)
     files = suites()
     assert len(files) == 110
     failed = {}
     for path in files:
         report = validate_paths([path])
-        if report.errors:
+        if report.errors and NO_TARGETS not in report.errors[0]:
             failed[path.split("/examples/", 1)[1]] = report.errors[0]
     assert sorted(failed) == sorted(NOT_SUPPORTED)
     for path, error in failed.items():
@@ -48,13 +71,14 @@ def test_agentv4_examples_validate_but_the_unsupported_three(monkeypatch):
 
 
 @pytest.mark.skipif(not ROOT.is_dir(), reason="shared/agentv4-examples absent")
-def test_validating_the_examples_folder_checks_what_agentv_picks(monkeypatch):
+def test_validating_the_examples_folder_checks_what_agentv_picks(monkeypatch, tmp_path):
     """A folder walk checks eval files as AgentV 4.42.4 discovers them, with targets and
     config files: not its results (sample-runs' index.jsonl), fixture JSONL files or other
     YAML (governance's .ai-register.yaml)."""
     monkeypatch.chdir(ROOT)
+    with_tools(monkeypatch, tmp_path)
     report = validate_paths([str(ROOT / "examples")])
-    errors = sorted(e.split("/examples/", 1)[1] for e in report.errors)
+    errors = sorted(e.split("/examples/", 1)[1] for e in report.errors if NO_TARGETS not in e)
     assert sorted({e.split(":", 1)[0] for e in errors}) == sorted(WALK_ERRORS)
     for error in errors:  # every error of a file (each conversation-mode test), each its reason
         assert WALK_ERRORS[error.split(":", 1)[0]] in error, error

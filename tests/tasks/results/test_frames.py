@@ -85,7 +85,46 @@ def test_jsonl_yaml_and_parquet_load_to_the_same_frame(tmp_path):
     assert json.loads(df.trace_summary.iloc[1]) == {"tool_calls": 2}
     assert df.extra.isna().all()
     meta = pq.read_schema(parquet).metadata
-    assert meta[b"agentv_schema_version"] == b"2"
+    assert meta[b"agentv_schema_version"] == b"3"
+
+
+def test_parquet_holds_hits_misses_and_evaluator_results_natively_once(tmp_path):
+    """``pd.read_parquet`` alone: lists and structs, no JSON text, no second copy."""
+    recs = [record("a", 0.9), record("b", 0.3, error=None)]
+    recs[1]["evaluator_results"][0]["details"] = {"raw_scores": {"r1": 3}}
+    parquet = write_parquet(write_jsonl(tmp_path / "r.jsonl", recs))
+    df = pd.read_parquet(parquet)
+    assert "evaluator_results" not in df.columns
+    assert list(df.hits.iloc[0]) == ["h"] and list(df.misses.iloc[1]) == ["m"]
+    judge = df.evaluators.iloc[1][0]
+    assert (judge["name"], judge["verdict"], judge["input_tokens"], judge["cost_usd"]) == (
+        "judge", "fail", 10, 0.001)
+    assert json.loads(judge["extra"]) == {"details": {"raw_scores": {"r1": 3}}}
+    back = json.loads(load_results(parquet).evaluator_results.iloc[1])[0]
+    assert back["details"] == {"raw_scores": {"r1": 3}}
+    assert back["usage"] == {"input_tokens": 10, "output_tokens": 2, "cost_usd": 0.001}
+
+
+def test_a_schema_2_file_is_upgraded_as_it_is_read(tmp_path):
+    """hits, misses and evaluator_results as JSON text, the evaluators struct without
+    warnings, usage and extra (as agentv wrote them before)."""
+    import pyarrow as pa
+    recs = [record("a", 0.9), record("b", 0.3)]
+    jsonl = write_jsonl(tmp_path / "r.jsonl", recs)
+    new = load_table(jsonl)
+    old_struct = pa.list_(pa.struct([(f, pa.list_(pa.string()) if f in ("hits", "misses")
+                                      else pa.float64() if f in ("score", "weight")
+                                      else pa.string()) for f in (
+        "name", "type", "score", "weight", "verdict", "hits", "misses", "reasoning", "error")]))
+    columns = {c: new.column(c) for c in new.column_names if c != "evaluators"}
+    columns["hits"] = pa.array([json.dumps(r["hits"]) for r in recs])
+    columns["misses"] = pa.array([json.dumps(r["misses"]) for r in recs])
+    columns["evaluators"] = pa.array([[{k: e.get(k) for k in (
+        "name", "type", "score", "weight", "verdict", "hits", "misses", "reasoning", "error")}
+        for e in r["evaluator_results"]] for r in recs], old_struct)
+    pq.write_table(pa.table(columns), tmp_path / "old.parquet")
+    pd.testing.assert_frame_equal(load_results(tmp_path / "old.parquet").drop(columns="run"),
+                                  load_results(jsonl).drop(columns="run"))
 
 
 def test_agentv_minimal_lines_load_with_defaults(tmp_path):

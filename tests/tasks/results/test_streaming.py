@@ -144,7 +144,8 @@ def test_case_tables_and_file_gates_by_hand():
     assert gate_failures(sink.tally, summary, Gates(fail_on_error=True), gates) == [
         "1 case error(s) and 1 evaluator error(s) with fail-on-error",
         "f: mean score 0.300 < fail-under 0.500"]
-    assert gate_failures(sink.tally, summary, Gates(), [("x", "x.yaml", Gates(fail_under=0.1))]) \
+    assert gate_failures(sink.tally, summary, Gates(fail_on_error=False),
+                         [("x", "x.yaml", Gates(fail_under=0.1))]) \
         == ["x: no case ran"]
 
 
@@ -182,6 +183,7 @@ def test_resume_yields_a_parquet_and_summary_of_old_and_new_records(tmp_path):
 
 
 def test_a_parquet_that_cannot_be_written_costs_only_the_parquet(tmp_path, caplog):
+    caplog.set_level("DEBUG", logger="agentv.sink")
     recs = varied_records(4)
     sink = fed(recs, tmp_path / "missing-dir" / "r.parquet", rows_per_group=5)
     assert sink.finish() is None and sink.parquet is not None and sink.parquet.failed
@@ -190,6 +192,7 @@ def test_a_parquet_that_cannot_be_written_costs_only_the_parquet(tmp_path, caplo
 
 
 def test_a_row_arrow_refuses_costs_only_the_parquet(tmp_path, caplog):
+    caplog.set_level("DEBUG", logger="agentv.sink")
     recs = varied_records(2)
     recs[3]["candidate_answer"] = "half a surrogate pair: \ud800"  # not encodable as UTF-8
     sink = fed(recs, tmp_path / "r.parquet", rows_per_group=4)

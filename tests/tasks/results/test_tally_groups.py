@@ -1,27 +1,8 @@
-"""The breakdown keeps each value once: latencies per record, a group's records as a range
-while they come one after another, listed once they do not."""
+"""The breakdown keeps each value once: latencies per record, each group's records by
+number, each evaluator's scores in its group."""
 from __future__ import annotations
 
-import numpy as np
-
 from agentv.tasks.results.tally import Tally
-from agentv.tasks.results.tally_groups import Records
-
-
-def test_records_stay_a_range_while_they_come_in_order():
-    records = Records()
-    for r in range(5, 9):
-        records.add(r)
-    assert records.listed is None and (records.start, records.count) == (5, 4)
-    assert records.of(np.arange(10.0)).tolist() == [5.0, 6.0, 7.0, 8.0]
-
-
-def test_a_gap_or_a_repeat_lists_them():
-    records = Records()
-    for r in (0, 1, 3, 3):
-        records.add(r)
-    assert records.listed is not None and list(records.listed) == [0, 1, 3, 3]
-    assert records.of(np.arange(10.0) * 10).tolist() == [0.0, 10.0, 30.0, 30.0]
 
 
 def row(i: int, target: str, score: float, evaluators: list[str]) -> dict:
@@ -47,9 +28,9 @@ def test_interleaved_targets_and_evaluators_get_their_own_records():
     assert got[("b", "(overall)")]["median"] == 0.7
 
 
-def test_a_one_target_run_lists_no_record_number():
+def test_each_group_lists_its_records():
     tally = Tally()
     for i in range(50):
         tally.add(row(i, "a", i / 50, ["x"]))
-    assert all(g.records.listed is None for g in tally.groups.groups.values())
+    assert all(list(g.records) == list(range(50)) for g in tally.groups.groups.values())
     assert tally.breakdown()[0]["n"] == 50

@@ -36,7 +36,8 @@ def test_one_row_per_case_and_evaluator_with_lists_and_the_run(runs):
     ev = load_evaluators(*runs)
     assert list(ev.columns) == ["run", "eval_id", "target", "trial", "case_verdict",
                                 "evaluator", "type", "score", "weight", "verdict", "hits",
-                                "misses", "reasoning", "error"]
+                                "misses", "reasoning", "error", "warnings", "input_tokens",
+                                "output_tokens", "cost_usd", "extra"]
     assert list(zip(ev.run, ev.eval_id, ev.evaluator)) == [
         ("base", "a", "judge"), ("base", "a", "exact"), ("base", "b", "judge"),
         ("base", "b", "exact"), ("new", "a", "judge"), ("new", "a", "exact"),

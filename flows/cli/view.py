@@ -1,0 +1,137 @@
+"""``agentv view [SOURCES...]``: the eval viewer (tasks/view/) over a results folder
+(default ``.agentv/results/``) or results files, served in the background once — started
+as agentv starts its Prefect server (flows/prefect/server.py): a detached process on a free
+loopback port, recorded in ``$AGENTV_HOME/view.json``, reused while it answers for the same
+sources — its address printed (the runs' summaries kept in ``view-index.json`` there);
+``agentv view --stop`` stops it."""
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import List, Optional
+from urllib.parse import quote
+
+import typer
+
+from agentv.flows.cli.output import fail
+from agentv.providers.errors import ConfigError
+
+START_TIMEOUT_S = 30.0
+
+
+def _state_file() -> Path:
+    from agentv.flows.prefect.server import agentv_home
+    return agentv_home() / "view.json"
+
+
+def read_view() -> dict | None:
+    try:
+        return json.loads(_state_file().read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def running_view(sources: list[str] | None = None) -> str | None:
+    """The recorded viewer's URL when it answers (and serves ``sources``, when given)."""
+    from agentv.flows.prefect.server import healthy
+    state = read_view()
+    if not state or not healthy(state.get("url", "")):
+        return None
+    return state["url"] if sources is None or state.get("sources") == sources else None
+
+
+def stop_view() -> bool:
+    import os
+    state = read_view()
+    if not state:
+        return False
+    try:
+        os.killpg(state["pid"], signal.SIGTERM)
+    except (ProcessLookupError, PermissionError, KeyError):
+        pass
+    _state_file().unlink(missing_ok=True)
+    from agentv.flows.prefect.server import healthy
+    deadline = time.monotonic() + 10
+    while healthy(state.get("url", ""), timeout=0.5) and time.monotonic() < deadline:
+        time.sleep(0.1)  # stopped means no longer answering
+    return True
+
+
+def start_view(sources: list[str], port: int | None = None) -> str:
+    """Start the viewer detached, record it, wait until it answers; returns its URL."""
+    from agentv.flows.prefect.server import _free_port, agentv_home, healthy
+    home = agentv_home()
+    home.mkdir(parents=True, exist_ok=True)
+    port = port or _free_port()
+    url = f"http://127.0.0.1:{port}"
+    log = open(home / "view.log", "ab")
+    proc = subprocess.Popen([sys.executable, "-m", "agentv.tasks.view.serve", "--port",
+                             str(port), "--cache", str(home / "view-index.json"), *sources],
+                            stdout=log, stderr=subprocess.STDOUT,
+                            stdin=subprocess.DEVNULL, start_new_session=True)
+    _state_file().write_text(json.dumps({"pid": proc.pid, "url": url, "sources": sources}))
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if healthy(url):
+            return url
+        if proc.poll() is not None:
+            raise RuntimeError(f"the viewer exited with code {proc.returncode} "
+                               f"(see {home / 'view.log'})")
+        time.sleep(0.2)
+    raise RuntimeError(f"the viewer did not answer within {START_TIMEOUT_S:.0f}s")
+
+
+def _sources(paths: list[str]) -> list[str]:
+    from agentv.tasks.view.index import DEFAULT_FOLDER
+    given = paths or [DEFAULT_FOLDER]
+    missing = [p for p in given if not Path(p).exists()]
+    if missing:
+        raise ConfigError("no results here (run `agentv eval` first, or give a results "
+                          "folder or file)", missing[0])
+    return [str(Path(p).resolve()) for p in given]
+
+
+def view_command(
+    paths: Optional[List[str]] = typer.Argument(
+        None, metavar="RESULTS", help="Results folders or files (default: "
+        ".agentv/results/)."),
+    port: Optional[int] = typer.Option(None, metavar="PORT", help="Port (default: a free one)."),
+    stop: bool = typer.Option(False, "--stop", help="Stop the background viewer."),
+) -> None:
+    """Browse runs, failing cases and why, targets side by side, and a run against its
+    baseline, in a local web viewer (started in the background once; its address printed)."""
+    if stop:
+        typer.echo("stopped" if stop_view() else "no agentv viewer recorded")
+        return
+    try:
+        sources = _sources(list(paths or []))
+    except ConfigError as err:
+        fail(err)
+    url = running_view(sources)
+    if url is None:
+        stop_view()
+        try:
+            url = start_view(sources, port)
+        except (OSError, RuntimeError) as err:
+            typer.echo(f"error: {err}", err=True)
+            raise typer.Exit(1) from None
+    typer.echo(f"agentv view: {url}/  (stop it with `agentv view --stop`)")
+    for source in sources:
+        if Path(source).is_file():
+            typer.echo(f"  {Path(source).stem}: {url}/run/{quote(Path(source).stem)}")
+
+
+def run_link(results: str | Path) -> str | None:
+    """The running viewer's page of a run (its results file), when a viewer serves it."""
+    state = read_view()
+    path = Path(results).resolve()
+    if not state or not running_view():
+        return None
+    served = [Path(s) for s in state.get("sources") or []]
+    if not any(path == s or path.parent == s for s in served):
+        return None
+    return f"{state['url']}/run/{quote(path.stem)}"

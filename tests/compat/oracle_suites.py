@@ -1,0 +1,243 @@
+"""Random AgentV 4.x suites for the oracle (tests/compat/test_oracle.py): hypothesis strategies
+that build eval files from AgentV 4.42.4's catalogue of deterministic assertion kinds — text
+checks, regex, is-json, field-accuracy, the trace budgets (latency, cost, token-usage,
+execution-metrics) and tool-trajectory — with random options, ``required``, weights,
+``negate``, names, thresholds, suite defaults and ``skip_defaults``, and each test's answer:
+what the deterministic ``cli`` agent (oracle_agent.py) writes for that test id (plain text, or a
+JSON reply with messages, tool calls, token usage, cost and duration)."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from hypothesis import strategies as st
+
+# answers' texts: empty, unicode, trailing newlines, padding, JSON, numbers, several lines
+TEXTS = ["", "Paris", "The capital of France is Paris.", "hello\n", "Hello World!\n\n",
+         "  padded answer  ", "héllo wörld ✓", "naïve café", "line one\nline two",
+         "42", "٣", '{"status": "ok", "code": 200}', '[1, 2, 3]', "null", "true",
+         '{"invoice": "INV-1", "total": 99.5, "vendor": {"name": "Acme"}}',
+         "Tab\tseparated", "ends with dot.", "CASE Mixed case", "🙂 emoji"]
+# assertion values: pieces of the answers above and things none of them holds
+WORDS = ["", " ", "Paris", "paris", "PARIS", "hello", "Hello", "hello\n", "World", "\n",
+         "é", "wörld", "✓", "42", "4", "status", '"ok"', "line", "two", "padded",
+         "answer  ", "  padded", "Berlin", "CASE", "case", "🙂", "null", "{", "café"]
+PATTERNS = ["hello$", "^hello$", "Paris\\.$", "^\\d+$", "\\d", "^\\w+$", "\\w+ \\w+",
+            "^$", "[.!]$", "\\bParis\\b", "^line two$", "one$", "l.ne", "two\\n?$",
+            "\"code\":\\s*200", "^.+$", "(?i)paris", "a{,3}", "\\Z", "(?P<x>Paris)",
+            "[[:alpha:]]", "PARIS", "caf\\u00e9", "\\x41", "^\\s*$", "o\\b", "é$",
+            "(", "World!\\s*$", "[^a-z]"]
+FLAGS = [None, None, "", "i", "m", "s", "g", "im", "ims", "u", "y", "x", "iu", "gm"]
+TOOLS = ["Read", "Edit", "search", "Bash", "Grep", "Write"]
+INVOICE = {"invoice": "INV-1", "total": 99.5, "date": "2025-01-15", "vendor": {"name": "Acme"}}
+FIELD_PATHS = ["invoice", "total", "date", "vendor.name", "missing", "vendor"]
+
+
+@dataclass
+class Suite:
+    name: str
+    tests: list[dict]
+    answers: dict[str, object] = field(default_factory=dict)
+    defaults: list[dict] = field(default_factory=list)
+    threshold: float | None = None
+    templates: dict[str, list[dict]] = field(default_factory=dict)  # include: NAME → assertions
+
+    def document(self) -> dict:
+        doc: dict = {"name": self.name, "execution": {"target": "agent"}}
+        if self.threshold is not None:
+            doc["execution"]["threshold"] = self.threshold
+        if self.defaults:
+            doc["assertions"] = self.defaults
+        doc["tests"] = self.tests
+        return doc
+
+
+def options(draw) -> dict:
+    """The options every assertion kind takes: name, weight, required, negate, min_score."""
+    out: dict = {}
+    if draw(st.booleans()):
+        out["name"] = draw(st.sampled_from(["check", "same-name", "n-1", "ü-name"]))
+    if draw(st.integers(0, 3)) == 0:
+        out["weight"] = draw(st.sampled_from([0, 0.5, 1, 2, 3]))
+    if draw(st.integers(0, 4)) == 0:
+        out["required"] = draw(st.sampled_from([True, False, 0.5, 1]))
+    if draw(st.integers(0, 4)) == 0:
+        out["negate"] = draw(st.sampled_from([True, False]))
+    if draw(st.integers(0, 9)) == 0:
+        out["min_score"] = draw(st.sampled_from([0.5, 1]))
+    return out
+
+
+def words(draw, low: int, high: int) -> list[str]:
+    return draw(st.lists(st.sampled_from(WORDS), min_size=low, max_size=high))
+
+
+@st.composite
+def text_assertion(draw) -> dict:
+    kind = draw(st.sampled_from(["contains", "icontains", "starts-with", "ends-with",
+                                 "equals", "contains-any", "contains-all", "icontains-any",
+                                 "icontains-all", "regex", "is-json"]))
+    out: dict = {"type": kind}
+    # values AgentV drops whole ("" / no text) are a deliberate deviation (docs/formats.md):
+    # agentv refuses them, so the oracle writes none
+    if kind.endswith(("-any", "-all")):
+        out["value"] = words(draw, 1, 3)
+    elif kind == "regex":
+        out["value"] = draw(st.sampled_from(PATTERNS))
+        flags = draw(st.sampled_from(FLAGS))
+        if flags is not None:
+            out["flags"] = flags
+    elif kind == "equals":
+        out["value"] = draw(st.sampled_from([t for t in TEXTS + WORDS if t]))
+    elif kind != "is-json":
+        out["value"] = draw(st.sampled_from([w for w in WORDS if w]))
+    return {**out, **options(draw)}
+
+
+@st.composite
+def trace_assertion(draw) -> dict:
+    kind = draw(st.sampled_from(["latency", "cost", "token-usage", "execution-metrics",
+                                 "tool-trajectory"]))
+    out: dict = {"type": kind}
+    if kind == "latency":
+        out["threshold"] = draw(st.sampled_from([0, 50, 100, 250, 1000]))
+    elif kind == "cost":
+        out["budget"] = draw(st.sampled_from([0, 0.001, 0.01, 0.05]))
+    elif kind == "token-usage":  # at least one limit (none: a deviation, see above)
+        keys = draw(st.lists(st.sampled_from(["max_total", "max_input", "max_output"]),
+                             min_size=1, max_size=3, unique=True))
+        for key in keys:
+            out[key] = draw(st.sampled_from([0, 5, 10, 15, 18, 30, 100]))
+    elif kind == "execution-metrics":
+        for key, values in (("max_tool_calls", [0, 1, 2, 5]), ("max_llm_calls", [0, 1, 3]),
+                            ("max_tokens", [10, 20, 100]), ("max_cost_usd", [0.001, 0.05]),
+                            ("max_duration_ms", [50, 500]),
+                            ("target_exploration_ratio", [0, 0.5, 1])):
+            if draw(st.integers(0, 2)) == 0:
+                out[key] = draw(st.sampled_from(values))
+        if len(out) == 1:  # at least one limit
+            out["max_tool_calls"] = draw(st.sampled_from([0, 1, 2, 5]))
+        if "target_exploration_ratio" in out and draw(st.booleans()):
+            out["exploration_tolerance"] = draw(st.sampled_from([0, 0.1, 0.5]))
+    else:
+        out.update(trajectory_options(draw))
+    return {**out, **options(draw)}
+
+
+@st.composite
+def field_accuracy(draw) -> dict:
+    fields = []
+    for path in draw(st.lists(st.sampled_from(FIELD_PATHS), min_size=1, max_size=3)):
+        # `date` on a date field only: text that is no date is a deliberate deviation
+        # (4.42.4 reads it with V8's lenient `new Date`: "INV-1" is 2001-01-01)
+        one: dict = {"path": path, "match": draw(st.sampled_from(
+            ["exact", "exact", "numeric_tolerance"] + (["date"] * 2 if path == "date" else [])))}
+        if one["match"] == "numeric_tolerance":
+            one["tolerance"] = draw(st.sampled_from([0, 0.5, 1]))
+            if draw(st.booleans()):
+                one["relative"] = True
+        if draw(st.integers(0, 9)) == 0:  # no valid match: AgentV drops the field
+            one["match"] = draw(st.sampled_from([None, "fuzzy"]))
+            if one["match"] is None:
+                del one["match"]
+        if draw(st.integers(0, 3)) == 0:
+            one["required"] = draw(st.booleans())
+        if draw(st.integers(0, 3)) == 0:
+            one["weight"] = draw(st.sampled_from([0.5, 2]))
+        fields.append(one)
+    if not any("match" in f and f["match"] != "fuzzy" for f in fields):
+        fields.append({"path": "total", "match": "exact"})  # one valid field at least
+    out: dict = {"type": "field-accuracy", "fields": fields}
+    if draw(st.booleans()):
+        out["aggregation"] = draw(st.sampled_from(["weighted_average", "all_or_nothing"]))
+    return {**out, **options(draw)}
+
+
+def trajectory_options(draw) -> dict:
+    mode = draw(st.sampled_from(["any_order", "in_order", "exact", "subset", "superset"]))
+    out: dict = {"mode": mode}
+    if mode == "any_order":
+        out["minimums"] = draw(st.dictionaries(st.sampled_from(TOOLS), st.integers(0, 3),
+                                               max_size=3))
+    else:
+        steps = draw(st.lists(st.sampled_from(TOOLS), min_size=0, max_size=3))
+        out["expected"] = [{"tool": t} for t in steps]
+        if steps and draw(st.integers(0, 3)) == 0:
+            out["expected"][0]["max_duration_ms"] = draw(st.sampled_from([10, 1000]))
+    return out
+
+
+@st.composite
+def trace_answer(draw) -> dict:
+    """A JSON reply: text, messages with tool calls, token usage, cost and duration."""
+    calls = draw(st.lists(st.sampled_from(TOOLS), max_size=4))
+    messages = [{"role": "assistant", "content": draw(st.sampled_from(TEXTS[1:])),
+                 "tool_calls": [{"tool": t, "input": {"n": i}} for i, t in enumerate(calls)]}]
+    if draw(st.booleans()):
+        messages.append({"role": "assistant", "content": draw(st.sampled_from(TEXTS[1:]))})
+    usage = {"input": draw(st.sampled_from([0, 5, 10])), "output": draw(st.sampled_from([0, 5]))}
+    if draw(st.booleans()):
+        usage["cached"] = draw(st.sampled_from([0, 3, 10]))
+    reply: dict = {"output": messages, "token_usage": usage,
+                   "cost_usd": draw(st.sampled_from([0, 0.005, 0.01, 0.02])),
+                   "duration_ms": draw(st.sampled_from([40, 100, 300]))}
+    if draw(st.booleans()):
+        reply["text"] = messages[-1]["content"]
+    return reply
+
+
+@st.composite
+def one_test(draw, test_id: str, with_defaults: bool) -> tuple[dict, object]:
+    traced = draw(st.integers(0, 2)) == 0
+    answer: object = draw(trace_answer()) if traced else draw(st.sampled_from(TEXTS))
+    if draw(st.integers(0, 19)) == 0:
+        answer = {"exit": 3}  # the agent fails
+    kinds = st.one_of(text_assertion(), trace_assertion()) if traced else text_assertion()
+    assertions = draw(st.lists(kinds, min_size=0 if with_defaults else 1, max_size=5))
+    test: dict = {"id": test_id, "input": f"Answer case {test_id}."}
+    if not traced and draw(st.integers(0, 4)) == 0:  # a JSON answer graded field by field
+        answer = json.dumps(draw(st.sampled_from([INVOICE, {**INVOICE, "total": 99.9},
+                                                  {"invoice": "INV-2", "date": "15/01/2025"}])))
+        assertions.append(draw(field_accuracy()))
+        test["expected_output"] = draw(st.sampled_from([INVOICE, json.dumps(INVOICE)]))
+    if assertions:
+        test["assertions"] = assertions
+    execution: dict = {}
+    if with_defaults and draw(st.integers(0, 2)) == 0:
+        execution["skip_defaults"] = True
+    if draw(st.integers(0, 3)) == 0:
+        execution["threshold"] = draw(st.sampled_from([0, 0.3, 0.5, 0.8, 1]))
+    if execution:
+        test["execution"] = execution
+    if draw(st.integers(0, 5)) == 0 and "expected_output" not in test:
+        test["expected_output"] = draw(st.sampled_from(TEXTS[1:]))
+    return test, answer
+
+
+@st.composite
+def suite(draw, number: int) -> Suite:
+    defaults = draw(st.lists(text_assertion(), max_size=2)) if draw(st.booleans()) else []
+    count = draw(st.integers(3, 14))
+    made = Suite(name=f"oracle-{number}", tests=[], defaults=defaults)
+    if draw(st.integers(0, 3)) == 0:
+        made.threshold = draw(st.sampled_from([0, 0.5, 0.8, 1]))
+    for index in range(count):
+        test_id = f"s{number}-t{index}"
+        test, answer = draw(one_test(test_id, bool(defaults)))
+        if test.get("assertions") and draw(st.integers(0, 5)) == 0:  # an assertion template
+            name = f"template-{number}-{index}"
+            made.templates[name] = test["assertions"][:2]
+            test["assertions"] = [{"include": name}, *test["assertions"][2:]]
+        made.tests.append(test)
+        made.answers[test_id] = answer
+    return made
+
+
+@st.composite
+def suites(draw) -> list[Suite]:
+    return [draw(suite(n)) for n in range(draw(st.integers(1, 3)))]
+
+
+def answers_json(batch: list[Suite]) -> str:
+    return json.dumps({k: v for s in batch for k, v in s.answers.items()}, ensure_ascii=False,
+                      indent=1)
