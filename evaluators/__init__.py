@@ -6,7 +6,7 @@ Typed API (seed 002) — plain functions returning ``Score``::
     check = all_of(exact_match, tool_called("search"), token_usage_under(5000))
     check("Paris", "Paris", session)  # -> Score(value=..., passed=..., reason=...)
 
-Judges by target name, mailboxes and the EvalLoop live one layer up (``agentv.flows.evals``);
+Judges by target name, mailboxes and the EvalLoop live one layer up (``agentv``);
 users import all of them from ``agentv``.
 
 Only light, dependency-free modules are imported here (no pydantic, subprocess,

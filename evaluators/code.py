@@ -78,7 +78,8 @@ class CodeJudge(Evaluator):
         env = child_env(extra=self.env)  # OS env + declared, not the whole .env
         try:
             proc = await run_process(self.script, cwd=cwd, env=env, stdin=json.dumps(payload),
-                                     timeout=self.timeout_seconds, sandbox=grader_profile(self.script, cwd))
+                                     timeout=self.timeout_seconds,
+                                     sandbox=grader_profile(self.script, cwd))
         except ProcessTimeout:
             return self._failure(f"script timed out after {self.timeout_seconds:g}s")
         if proc.returncode != 0:

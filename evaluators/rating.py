@@ -151,10 +151,10 @@ def _stop_portal(opened: AbstractContextManager[Any], portal: BlockingPortal,
 
 def categorical_judge(judge: Any, criterion: str = DEFAULT_CRITERION) -> CategoricalJudgeFn:
     """Typed evaluator: ``judge`` is a provider (``await judge.invoke(Request)``). A judge
-    target by name: ``flows.evals.categorical_judge(target="name")`` / ``llm_judge``."""
+    target by name: ``agentv.categorical_judge(target="name")`` / ``llm_judge``."""
     if isinstance(judge, str) or not callable(getattr(judge, "invoke", None)):
         raise TypeError("categorical_judge here takes a provider; for a target in targets.yaml "
-                        "use flows.evals.categorical_judge(target=...) or llm_judge(target, ...)")
+                        "use agentv.categorical_judge(target=...) or llm_judge(target, ...)")
     return CategoricalJudgeFn(judge, criterion)
 
 

@@ -1,7 +1,7 @@
 """``run_dataset``: a typed dataset run through the same Prefect flow as ``agentv eval``
 (result records, Parquet and artifacts included), returning an ``EvalReport``.
 
-The flows layer owns it because it runs the flow; ``flows.evals`` re-exports it as part of
+The flows layer owns it because it runs the flow; ``agentv`` re-exports it as part of
 the typed API.
 """
 from __future__ import annotations

@@ -103,8 +103,15 @@ def print_outcome(result: dict[str, Any], wall_s: float, show_failures: int = 10
         path = (result["summary"].get("files") or {}).get(kind)
         if path:
             print(f"  {kind}: {path}")
+    print(f"  view: {_view_link(result['results'])}")
     if result.get("flow_run_url"):
         print(f"  prefect flow run: {result['flow_run_url']}")
+
+
+def _view_link(results: str) -> str:
+    """The running viewer's page of this run, else the command that opens it."""
+    from agentv.flows.cli.view import run_link
+    return run_link(results) or f"agentv view {results}"
 
 
 def target_lines(rows: list[dict[str, Any]]) -> list[str]:

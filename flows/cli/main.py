@@ -129,6 +129,10 @@ def eval_command(
     keep_workspaces: bool = typer.Option(False, help="Keep every agent case's workspace "
         "(a failed or errored case's is kept anyway; records say where)."),
     allow_path: Optional[List[str]] = typer.Option(None, metavar="DIR", help=ALLOW_PATH_HELP),
+    grader_target: Optional[str] = typer.Option(
+        None, "--grader-target", "--judge-target", metavar="NAME", help="The target that "
+        "judges every target's LLM-graded evaluators (AgentV 4.x's --grader-target; "
+        "overrides each target's grader_target/judge_target)."),
     no_sandbox: bool = typer.Option(False, "--no-sandbox", help="Run case processes without "
         "the OS sandbox (bubblewrap): for platforms without it. See docs/security.md."),
     strict: bool = typer.Option(False, help="Treat warnings (unknown keys, ...) as errors."),

@@ -130,6 +130,9 @@ class TargetResolver:
             judge = tf.entries[name].entry.get("judge_target")
         self.chosen[key] = (tf, where)
         self.judge_of[key] = None
+        chosen_judge = getattr(self.opts, "grader_target", None)
+        if chosen_judge and chosen_judge != name:  # --grader-target: the judge of every target
+            judge = chosen_judge
         entry = tf.entries.get(name) if tf else None
         if judge and tf and entry is not None and entry.lazy_judge and judge not in tf.entries:
             judge = None  # AgentV 4.x's grader_target naming no target: unused unless judging

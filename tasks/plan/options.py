@@ -71,6 +71,7 @@ class EvalOptions:
     keep_workspaces: bool = False  # keep passing agent cases' workspaces too (failed: kept)
     strict: bool = False  # warnings (unknown keys, no $schema) are errors
     allow_path: list[str] = field(default_factory=list)  # folders beyond the suites' roots
+    grader_target: str | None = None  # judge of every target (AgentV's --grader-target)
     no_sandbox: bool = False  # run case processes without bubblewrap (providers.process.sandbox)
     extra: dict[str, Any] = field(default_factory=dict)
 

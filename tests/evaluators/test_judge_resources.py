@@ -37,7 +37,7 @@ def targets_file(tmp_path: Path, base_url: str) -> str:
 
 
 def test_typed_judge_reuses_one_connection_and_closes_it(stub, tmp_path):
-    from agentv.flows.evals import categorical_judge
+    from agentv import categorical_judge
     base_url, server = stub
     with categorical_judge(target="judge", targets=targets_file(tmp_path, base_url)) as judge:
         scores = [judge(f"answer {i}", "expected") for i in range(4)]
@@ -58,7 +58,7 @@ def test_typed_judge_leaves_no_unclosed_session_at_exit(stub, tmp_path):
     base_url, _ = stub
     script = textwrap.dedent(f"""
         import gc
-        from agentv.flows.evals import categorical_judge
+        from agentv import categorical_judge
         judge = categorical_judge(target="judge", targets={targets_file(tmp_path, base_url)!r})
         for i in range(3):
             assert judge("answer", "expected").passed

@@ -11,7 +11,7 @@ from unittest.mock import Mock
 
 import pytest
 
-from agentv.flows.evals import (
+from agentv import (
     Dataset,
     EvalLoop,
     PromptExecuted,
