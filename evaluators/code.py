@@ -79,7 +79,8 @@ class CodeJudge(Evaluator):
         try:
             proc = await run_process(self.script, cwd=cwd, env=env, stdin=json.dumps(payload),
                                      timeout=self.timeout_seconds,
-                                     sandbox=grader_profile(self.script, cwd))
+                                     sandbox=grader_profile(self.script, cwd, [
+                                         w for w in [payload.get("workspace_path")] if w]))
         except ProcessTimeout:
             return self._failure(f"script timed out after {self.timeout_seconds:g}s")
         if proc.returncode != 0:

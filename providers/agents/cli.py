@@ -180,8 +180,10 @@ class CliProvider(BaseProvider):
         """Runs in the target's sandbox: its scratch (the case's workspace and output
         folder) writable, the network its ``network`` setting says."""
         cwd = workspace or self.cwd(eval_dir)
+        declared = [env[k] for k in self.config.env_names if os.path.isdir(env.get(k, ""))]
         profile = target_profile(self.target.setting, self.target.where, "target",
-                                 writable=[p for p in (workspace, scratch) if p])
+                                 writable=[p for p in (workspace, scratch) if p],
+                                 readable=declared)  # folders its own `env` names
         log.info("target %s, %s: running %s (cwd=%s)", self.name, label,
                  _shorten(shlex.join(argv)), cwd or os.getcwd())
         try:

@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from agentv.providers import secrets
 from agentv.providers.agents.agent_cli import find_executable
 from agentv.providers.agents.cli_settings import seconds
 from agentv.providers.agents.preread import linked_prompt, unique_files
@@ -45,7 +46,6 @@ from agentv.providers.base import (
     Response,
 )
 from agentv.providers.facts import ProviderFacts
-from agentv.providers.process.environment import child_env
 from agentv.providers.process.sandbox import target_profile
 from agentv.providers.process.supervision import TAIL, ProcessResult, ProcessTimeout, run_process
 from agentv.providers.secrets import tail
@@ -114,8 +114,13 @@ class VSCodeProvider(BaseProvider):
                 if Path(p).is_file()]
 
     def env(self) -> dict[str, str]:
-        """subagent runs VS Code by its name (``code``): a configured path goes first on PATH."""
-        env = child_env()
+        """subagent runs VS Code by its name (``code``): a configured path goes first on PATH.
+        VS Code is a desktop program that reads its own environment (display, keyring, its
+        settings), so subagent gets agentv's OS environment (never ``.env``-only values), not
+        the allow-list other case processes get."""
+        registry = secrets.current()
+        hidden = registry.dotenv_only if registry is not None else frozenset()
+        env = {k: v for k, v in os.environ.items() if k not in hidden}
         if "/" in self.vscode_cmd:
             found = find_executable(self.vscode_cmd, self.target.base_dir)
             if found:
@@ -132,6 +137,13 @@ class VSCodeProvider(BaseProvider):
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
+    @staticmethod
+    def _seen(argv: list[str]) -> list[str]:
+        """The folders of the files subagent is handed (the suite's attachments, its
+        workspace template: configuration, not case text), seen read-only."""
+        return list(dict.fromkeys(os.path.dirname(a) for a in argv[1:]
+                                  if os.path.isabs(a) and os.path.isfile(a)))
+
     async def _run(self, request: Request, argv: list[str], tmp: Path) -> Response:
         log.info("target %s, case %s: dispatching to VS Code via %s", self.name, request.eval_id,
                  argv[0])
@@ -143,7 +155,7 @@ class VSCodeProvider(BaseProvider):
             proc = await run_process(argv, env=env, timeout=self.timeout_s,
                                      on_stdout_line=lines.append, sandbox=target_profile(
                                          self.target.setting, self.target.where, "agent",
-                                         writable=[tmp, state]))
+                                         writable=[tmp, state], readable=self._seen(argv)))
         except ProcessTimeout:
             unlock(status_line(lines))
             raise ProviderTimeout(f"VS Code agent timed out after {self.timeout_s:g}s (the "

@@ -46,7 +46,8 @@ def ask_all(provider: CliProvider, questions: list[str]) -> list[str]:
 
 def test_llm_answers_every_case_with_stdin_closed(llm_home):
     llm = real_tool("llm")
-    p = CliProvider(Target("llm", "cli", {"command_template": f"{llm} -m stub-model -n -- "
+    p = CliProvider(Target("llm", "cli", {"env": {"LLM_USER_PATH": "LLM_USER_PATH"},
+                                          "command_template": f"{llm} -m stub-model -n -- "
                                                               "{PROMPT}",
                                           "timeout_seconds": 60}, where="t.yaml:1"))
     p.check()
@@ -63,7 +64,8 @@ def test_llm_answers_every_case_with_stdin_closed(llm_home):
 
 def test_llm_reads_the_prompt_from_stdin_with_prompt_via_stdin(llm_home):
     llm = real_tool("llm")
-    p = CliProvider(Target("llm", "cli", {"command_template": f"{llm} -m stub-model -n",
+    p = CliProvider(Target("llm", "cli", {"env": {"LLM_USER_PATH": "LLM_USER_PATH"},
+                                          "command_template": f"{llm} -m stub-model -n",
                                           "prompt_via": "stdin", "timeout_seconds": 60},
                            where="t.yaml:1"))
     p.check()

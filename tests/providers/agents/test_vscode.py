@@ -38,7 +38,8 @@ def subagent(tmp_path, monkeypatch) -> str:
 
 def vscode(exe: str, settings: dict | None = None, kind: str = "vscode") -> VSCodeProvider:
     p = build_provider(Target("copilot", kind, {"subagent": exe, "vscode_cmd": "./code",
-                                                **(settings or {})},
+                                                # the fake VS Code logs into the test's folder
+                                                "sandbox": "off", **(settings or {})},
                               where="targets.yaml:9", base_dir=str(FAKES)))
     assert isinstance(p, VSCodeProvider)
     p.check()
