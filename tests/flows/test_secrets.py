@@ -67,7 +67,7 @@ def test_api_key_never_written_anywhere(cli, tmp_path):
                    "--workers", "2", "--dump-prompts", str(tmp_path / "prompts"),
                    "--dump-traces", str(tmp_path / "traces"), "--include-trace",
                    "--junit", str(tmp_path / "junit.xml"), cwd=tmp_path)
-        assert proc.returncode == 0, proc.stderr
+        assert proc.returncode == 1, proc.stderr  # cases errored: the run fails
         assert any(r.headers.get("authorization") == f"Bearer {KEY}" for r in stub.requests)
         assert any(r.status == 401 for r in stub.requests)  # the echoing error happened
     finally:
@@ -219,7 +219,7 @@ def test_no_canary_in_any_byte_agentv_writes(cli, tmp_path):
         report = cli("report", str(out), cwd=tmp_path, env=env)
     finally:
         stub.stop()
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.returncode == 1, proc.stderr[-3000:]  # cases errored
     assert report.returncode == 0, report.stderr
     records = {r["eval_id"]: r for r in map(json.loads, out.read_text().splitlines())}
     # every vector really happened, and really was scrubbed
@@ -227,7 +227,8 @@ def test_no_canary_in_any_byte_agentv_writes(cli, tmp_path):
     assert records["agent-fail"]["error"] and "***" in records["agent-fail"]["error"]
     assert "***" in records["agent-ok"]["candidate_answer"]
     code = next(e for e in records["c3"]["evaluator_results"] if e["type"] == "code_judge")
-    assert code["reasoning"] == "saw ***"  # the unselected target's key, printed by a judge
+    # a judge's environment is an allow-list: the unselected target's key never reaches it
+    assert code["reasoning"] == "saw "
     assert code["details"]["dotenv_seen"] == []  # .env extras never reach a code judge
     assert "***" in records["c3"]["candidate_answer"]
     written = [p for p in tmp_path.rglob("*") if p.is_file() and p.name != ".env"
@@ -314,7 +315,7 @@ def test_every_target_of_the_file_is_scanned_used_or_not():
     assert loose == ["plain-value-123"]
 
 
-def test_children_get_the_os_environment_and_what_they_declare(monkeypatch, tmp_path,
+def test_children_get_only_what_they_declare(monkeypatch, tmp_path,
                                                                fresh_secrets):
     from agentv.providers.process import environment
     from agentv.tasks.load.discover import load_env_files
@@ -328,7 +329,8 @@ def test_children_get_the_os_environment_and_what_they_declare(monkeypatch, tmp_
     load_env_files([eval_file])
     try:
         env = environment.child_env(["DECLARED"], {"TOKEN": "${{ DOTENV_EXTRA }}", "N": 1})
-        assert env["OS_VAR"] == "os" and env["DECLARED"] == "d"
+        # an allow-list: what the target declares, never the rest of the parent environment
+        assert "OS_VAR" not in env and env["DECLARED"] == "d"
         assert "DOTENV_EXTRA" not in env and env["TOKEN"] == "extra" and env["N"] == "1"
     finally:
         for name in ("DOTENV_EXTRA", "DECLARED"):

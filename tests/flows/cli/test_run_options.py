@@ -134,7 +134,7 @@ def test_retry_errors_runs_only_the_errors_into_a_new_file(cli, tmp_path):
     f = write_suite(tmp_path, targets="- {name: flaky, provider: mock, error: upstream down}\n",
                     cases=textwrap.indent(FLAKY_CASES, "  "))
     first = tmp_path / "r1.jsonl"
-    assert run(str(f), "--out", str(first)).returncode == 0
+    assert run(str(f), "--out", str(first)).returncode == 1  # its errors fail the run
     assert [r["eval_id"] for r in records(first) if r["error"]] == ["case-2"]
     write_suite(tmp_path, targets="- {name: flaky, provider: mock, response: back up}\n",
                 cases=textwrap.indent(FLAKY_CASES, "  "))

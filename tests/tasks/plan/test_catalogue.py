@@ -122,4 +122,4 @@ def test_the_docs_tables_are_the_registries():
     for path, text in catalogue.refreshed().items():
         assert path.read_text(encoding="utf-8") == text, (
             f"{path.name}: a docs table differs from the registry; "
-            "run python -m tasks.plan.catalogue")
+            "run python -m agentv.tasks.plan.catalogue")
