@@ -196,7 +196,9 @@ def test_every_shape_is_refused_or_never_runs_a_payload(tmp_path, monkeypatch):
           f"for real: {len(ran)} shapes, {runs} runs; programs missing: {len(missing)}) "
           f"executions: {executions}")
     assert executions == 0
-    assert set(missing) <= {"sudo -u root printf %s {V}"}, missing  # sudo: not everywhere
+    # a shape whose program this machine lacks (sudo, doas, sshpass) is skipped, not passed
+    import shutil
+    assert all(shutil.which(shape.split()[0]) is None for shape in missing), missing
     for shape in FINDING[:11]:  # the finding's shapes that ran code are linted
         assert shape in refused, shape
     assert len(ran) >= 25  # the safe forms keep working
