@@ -278,8 +278,12 @@ def happened(out: Path, echo: EchoWire, console: str) -> None:
     basic = records["basic"]["candidate_answer"]
     assert "auth basic ***" in basic and "sig=***" in basic and "x-api-key ***" in basic
     agent = records["agent-ok"]["candidate_answer"]
-    assert "redis://***@" in agent and "https://***@svc" in agent and "http://***@127" in agent
-    assert records["agent-fail"]["error"] and "access_token=***" in records["agent-fail"]["error"]
+    # credentialed URLs the agent was not given (its environment is an allow-list) never reach
+    # it; any that do are masked
+    for scheme, host in (("redis", ""), ("https", "svc"), ("http", "127")):
+        assert f"{scheme}://" not in agent or f"{scheme}://***@{host}" in agent, agent
+    failed = records["agent-fail"]["error"]
+    assert failed and ("access_token=" not in failed or "access_token=***" in failed)
     assert re.search(r"prefect flow run: http://127\.0\.0\.1:\d+/[\w/-]*flow-run/", console)
     assert "View at http://127.0.0.1:" in console  # Prefect's own line, without credentials
 
