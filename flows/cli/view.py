@@ -7,7 +7,6 @@ sources — its address printed (the runs' summaries kept in ``view-index.json``
 from __future__ import annotations
 
 import json
-import signal
 import subprocess
 import sys
 import time
@@ -45,16 +44,11 @@ def running_view(sources: list[str] | None = None) -> str | None:
 
 
 def stop_view() -> bool:
-    import os
+    from agentv.flows.prefect.server import healthy, stop_recorded
     state = read_view()
-    if not state:
+    if not stop_recorded(state, _state_file()):
         return False
-    try:
-        os.killpg(state["pid"], signal.SIGTERM)
-    except (ProcessLookupError, PermissionError, KeyError):
-        pass
-    _state_file().unlink(missing_ok=True)
-    from agentv.flows.prefect.server import healthy
+    assert state is not None
     deadline = time.monotonic() + 10
     while healthy(state.get("url", ""), timeout=0.5) and time.monotonic() < deadline:
         time.sleep(0.1)  # stopped means no longer answering

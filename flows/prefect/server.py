@@ -188,14 +188,19 @@ def _compact_before_start(database: Path | None) -> None:
 
 
 def stop_server() -> bool:
-    state = read_state()
+    return stop_recorded(read_state(), _state_file())
+
+
+def stop_recorded(state: dict | None, state_file: Path) -> bool:
+    """Stop a background server agentv recorded (its process group) and forget it; False
+    when none was recorded. Shared by the Prefect server and the viewer."""
     if not state:
         return False
     try:
         os.killpg(state["pid"], signal.SIGTERM)
     except (ProcessLookupError, PermissionError, KeyError):
         pass
-    _state_file().unlink(missing_ok=True)
+    state_file.unlink(missing_ok=True)
     return True
 
 
