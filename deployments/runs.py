@@ -10,12 +10,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from agentv.flows.prefect.shared_limits import prefect_pools
 from agentv.providers.errors import ConfigError
-from agentv.tasks.engine.runtime import build_runtimes
 from agentv.tasks.load.discover import expand_eval_paths
 from agentv.tasks.load.files import load_suite
-from agentv.tasks.plan.plan import EvalOptions, build_plan
+from agentv.tasks.plan.plan import EvalOptions
 
 
 def check_parameters(suites: list[str], baseline: str | None = None,
@@ -51,21 +49,24 @@ def eval_options(suites: list[str], out: str, **settings: Any) -> EvalOptions:
 async def run_suites(opts: EvalOptions) -> dict[str, Any]:
     """Plan and preflight (ConfigError before anything runs), then the eval subflow. Its
     result holds ``gate_failures`` (the subflow run ends Failed when a gate fails)."""
-    from agentv.flows.handover import Launch, launching
-    from agentv.flows.pipeline import eval_flow
-    plan = build_plan(opts)
-    launch = Launch(plan=plan, runtimes=build_runtimes(plan, prefect_pools()))
-    options = {k: v for k, v in asdict(opts).items() if v not in (None, {}, [], False)}
     from prefect import tags
 
+    from agentv.flows.opening import open_run
+    from agentv.flows.pipeline import eval_flow
     from agentv.flows.prefect.naming import plan_labels, run_name, run_tags
-    suites, targets, datasets = plan_labels(plan)
+    from agentv.flows.run import as_is
+    run = open_run(opts)
+    options = {k: v for k, v in asdict(opts).items() if v not in (None, {}, [], False)}
+    suites, targets, datasets = plan_labels(run.plan)
     named = eval_flow.with_options(flow_run_name=run_name(suites, targets))
-    with launching(launch), tags(*run_tags(suites, targets, datasets)):
-        final = await named(options={**options, "paths": opts.paths}, return_state=True)
-    if launch.outcome is None:
+    async with run:
+        run.begin()
+        with tags(*run_tags(suites, targets, datasets)):
+            final = await named(options={**options, "paths": opts.paths}, run=as_is(run),
+                                return_state=True)
+    if run.outcome is None:
         raise RuntimeError(f"the agentv-eval subflow ended {final.name}: {final.message}")
-    return launch.outcome
+    return run.outcome
 
 
 def merge_results(parts: list[str], out: str | Path) -> Path:

@@ -69,10 +69,13 @@ def run_dataset(dataset: Dataset, target: str | Target | Callable[[Any], Any], e
         specs = (target if provider is None else None, judge, targets, provider, plan.workers)
         records: list[dict[str, Any]] = []
         _point_at_server(verbose, log)  # Prefect reads its settings when first imported
-        from agentv.flows.launch import run_plan
+        from agentv.flows.launch import execute
+        from agentv.flows.opening import open_run
         from agentv.flows.runners.distributed import ShippedJobs
-        outcome = run_plan(plan, runtimes, on_record=records.append, log=log, remote=lambda part:
-                           ShippedJobs(part, partial(_worker_runtimes, *specs, part)))
+        run = open_run(opts, prepared=(plan, runtimes), on_record=records.append, log=log,
+                       remote=lambda part: ShippedJobs(part, partial(_worker_runtimes, *specs,
+                                                                     part)))
+        outcome = execute(run, log)
         for label, key in (("prefect flow run", "flow_run_url"), ("results", "results")):
             if outcome.get(key):
                 log(f"agentv: {label}: {outcome[key]}")

@@ -1,5 +1,5 @@
 """The eval pipeline as a Prefect flow: load-and-expand → preflight-targets → run-cases
-batches → summarize, all inside one ``RunSession`` (flows/session.py) that the flow opens
+batches → summarize, all inside one ``Run`` (flows/run.py) that the flow opens
 and closes.
 
 Prefect tasks are coarse by default (``--prefect-tasks batch``: a batch of cases from one
@@ -24,12 +24,12 @@ from agentv.flows.artifacts.case_details import flow_run_ui_url
 from agentv.flows.artifacts.case_pages import CasePages
 from agentv.flows.artifacts.outcome import run_info
 from agentv.flows.artifacts.publish import case_pages, publish_results
-from agentv.flows.handover import Launch, current_launch
+from agentv.flows.artifacts.view_link import publish_view_link
 from agentv.flows.prefect.jsonflow import json_flow
 from agentv.flows.prefect.recording import run_logger
 from agentv.flows.prefect.scrubbed import PERSIST, scrub_errors
+from agentv.flows.run import Run, as_is
 from agentv.flows.runners.case_tasks import CaseTasks
-from agentv.flows.session import RunSession, as_is
 from agentv.tasks.engine.runtime import throttling
 from agentv.tasks.plan.batching import Batch, batch_size, run_batches
 from agentv.tasks.plan.expand import Job
@@ -40,11 +40,11 @@ __all__ = ["eval_flow"]
 @task(name="run-cases", cache_policy=NO_CACHE, persist_result=PERSIST,
       task_run_name="run-cases: {label}")
 @scrub_errors
-async def run_batch(label: str, session: RunSession, jobs: Sequence[Job]) -> dict[str, Any]:
+async def run_batch(label: str, run: Run, jobs: Sequence[Job]) -> dict[str, Any]:
     """Run a batch of cases concurrently (but those that began already: run again outside
     Prefect after the API was lost); publish a table of them as an artifact."""
-    records = await session.jobs.run_batch(session.jobs.not_begun(jobs))
-    await session.recording.publish(lambda: publish_batch_table(label, records))
+    records = await run.jobs.run_batch(run.jobs.not_begun(jobs))
+    await run.recording.publish(lambda: publish_batch_table(label, records))
     errors = sum(1 for r in records if r.get("error"))
     if errors:
         run_logger().warning("%s: %d of %d case(s) failed", label, errors, len(records))
@@ -53,88 +53,119 @@ async def run_batch(label: str, session: RunSession, jobs: Sequence[Job]) -> dic
 
 @task(name="summarize", cache_policy=NO_CACHE, persist_result=PERSIST)
 @scrub_errors
-async def summarize_stage(session: RunSession, wall_s: float,
+async def summarize_stage(run: Run, wall_s: float,
                           pages: CasePages | None = None) -> dict[str, Any]:
     """The Parquet file closed (+ JUnit), the streamed summary, the quality gates,
     the run's artifacts."""
-    info = run_info(session.plan, session.ledger, getattr(session.jobs, "budget", None))
-    info.notes.extend(throttling(session.runtimes))  # "openai-prod throttled: window 8→2, …"
-    return await publish_results(session.writer.path, session.plan.options, wall_s, info,
-                                 sink=session.writer.sink, pages=pages,
-                                 recording=session.recording)
+    info = run_info(run.plan, run.ledger, getattr(run.jobs, "budget", None))
+    info.notes.extend(throttling(run.runtimes))  # "openai-prod throttled: window 8→2, …"
+    return await publish_results(run.writer.path, run.plan.options, wall_s, info,
+                                 sink=run.writer.sink, pages=pages,
+                                 recording=run.recording)
 
 
-async def _run_batches(session: RunSession, labelled: list[Batch]) -> None:
+async def _run_batches(run: Run, labelled: list[Batch]) -> None:
     """Batch tasks, enough at once that ``--workers`` stays busy while each admitted batch
     waits for its slowest case (with long-tailed latencies, 2× starved the pool). Cases a
     head start began are adopted by their batch (still run, still recorded when stopping)."""
     size = batch_size(sum(len(jobs) for _, jobs in labelled))
-    gate = asyncio.Semaphore(math.ceil(4 * session.plan.workers / size) + 1)
-    session.hand_over()
+    gate = asyncio.Semaphore(math.ceil(4 * run.plan.workers / size) + 1)
+    run.hand_over()
 
     async def gated(label: str, jobs: Sequence[Job]) -> None:
         async with gate:
-            if session.control.stopping and not session.jobs.holds(jobs):
-                session.control.skipped += len(jobs)
+            if run.control.stopping and not run.jobs.holds(jobs):
+                run.control.skipped += len(jobs)
                 return
-            await session.recording.call(run_batch, label, session, as_is(jobs))
+            await run.recording.call(run_batch, label, run, as_is(jobs))
 
     await asyncio.gather(*(gated(label, jobs) for label, jobs in labelled))
 
 
-async def _run_case_tasks(session: RunSession, labelled: list[Batch]) -> None:
-    session.jobs.execute = CaseTasks(session, any(j.trial for j in session.plan.jobs))
-    await asyncio.gather(*(session.jobs.run_batch(jobs) for _, jobs in labelled))
+async def _run_case_tasks(run: Run, labelled: list[Batch]) -> None:
+    run.jobs.execute = CaseTasks(run, any(j.trial for j in run.plan.jobs))
+    await asyncio.gather(*(run.jobs.run_batch(jobs) for _, jobs in labelled))
 
 
-async def run_cases(session: RunSession, remote: Callable[[Sequence[Job]], Any] | None) -> None:
+async def run_cases(run: Run, remote: Callable[[Sequence[Job]], Any] | None) -> None:
     """Every pending job through the job runner: batch tasks here, case tasks here, or
     batch tasks on the Dask cluster."""
-    head = session.head
-    labelled = head.batches if head is not None else run_batches(session.pending(),
-                                                                  session.runtimes)
-    opts = session.plan.options
+    head = run.head
+    labelled = head.batches if head is not None else run_batches(run.pending(),
+                                                                  run.runtimes)
+    opts = run.plan.options
     if opts.task_runner == "dask":
         from agentv.flows.runners.distributed import plan_parts, run_on_dask
-        await run_on_dask(session, labelled, remote or await plan_parts(session))
+        await run_on_dask(run, labelled, remote or await plan_parts(run))
     elif opts.prefect_tasks == "case":
-        await _run_case_tasks(session, labelled)
+        await _run_case_tasks(run, labelled)
     else:
-        await _run_batches(session, labelled)
+        await _run_batches(run, labelled)
+
+
+@task(name="load-and-expand", cache_policy=NO_CACHE, persist_result=PERSIST)
+@scrub_errors
+async def plan_stage(run: Run) -> int:
+    """The eval files loaded, targets selected, cases × trials expanded into jobs (by the
+    run's factory, before the flow: this task shows it in the flow run)."""
+    plan = run.plan
+    run_logger().info("%d eval file(s), %d job(s), targets: %s, workers: %d",
+                      len(plan.suites), len(plan.jobs), ", ".join(plan.targets), plan.workers)
+    return len(plan.jobs)
+
+
+@task(name="preflight-targets", cache_policy=NO_CACHE, persist_result=PERSIST)
+@scrub_errors
+async def preflight_stage(run: Run) -> list[str]:
+    """Each selected target's provider built and its configuration checked once (by the
+    run's factory, before the flow: this task shows it in the flow run)."""
+    return sorted(run.runtimes)
 
 
 @json_flow(name="agentv-eval", log_prints=False, validate_parameters=False,
            persist_result=PERSIST)
 @scrub_errors  # the flow run's state message never carries a secret
-async def eval_flow(options: dict[str, Any]) -> dict[str, Any]:
-    """Run AgentV eval suites. ``options`` are EvalOptions fields (paths, target, workers…).
-    Ends Failed (with the reasons) when a quality gate fails."""
-    launch = current_launch()
-    started = launch.started or time.perf_counter()  # the console's clock
-    async with RunSession(options, launch) as session:  # a deployment's run too: logs scrub
-        return await _eval(session, launch, started)
+async def eval_flow(options: dict[str, Any], run: Run | None = None) -> dict[str, Any]:
+    """Run AgentV eval suites. ``options`` are EvalOptions fields (paths, target, workers…);
+    ``run`` the ``Run`` its launcher opened (never serialized). Started with options alone
+    (from the Prefect UI or a deployment), the flow opens the run itself. Ends Failed (with
+    the reasons) when a quality gate fails."""
+    if run is not None:
+        return await _eval(run)
+    from agentv.flows.opening import open_run
+    from agentv.tasks.plan.plan import EvalOptions
+    async with open_run(EvalOptions(**options)) as opened:
+        opened.begin()
+        return await _eval(opened)
 
 
-async def _eval(session: RunSession, launch: Launch, started: float) -> Any:
+async def _eval(run: Run) -> Any:
     from prefect.runtime import flow_run
 
     from agentv.tasks.results.run_meta import run_metadata
-    if session.writer.sink is not None:  # the report links each run to its flow run
-        session.writer.sink.describe(run_metadata(str(flow_run.id) if flow_run.id else None,
-                                                  flow_run_ui_url()))
-    pages = case_pages(session.writer.sink, session.recording)  # published as cases run
+    run.opened = True  # from now on the flow run records the run
+    run.arm_signals()
+    await publish_view_link(run.writer.path, run.plan, run.recording)  # 1st artifact
+    await run.recording.call(plan_stage, run)
+    await run.recording.call(preflight_stage, run)
+    started = run.started or time.perf_counter()  # the console's clock
+    if run.writer.sink is not None:  # the report links each run to its flow run
+        run.writer.sink.describe(run_metadata(str(flow_run.id) if flow_run.id else None,
+                                              flow_run_ui_url()))
+    pages = case_pages(run.writer.sink, run.recording)  # published as cases run
     try:
-        await run_cases(session, launch.remote)
+        await run_cases(run, run.remote)
     finally:
         if pages is not None:
             pages.stop()
+        await run.close_registered()  # the task runner's resources, while it is up
     wall = time.perf_counter() - started  # the same clock as the console's wall time
-    summary = await session.recording.call(summarize_stage, session, wall, as_is(pages))
-    control = session.control
+    summary = await run.recording.call(summarize_stage, run, wall, as_is(pages))
+    control = run.control
     gate_failures: list[str] = summary.get("gate_failures") or []
-    launch.outcome = outcome = {
-        "summary": summary, "results": str(session.writer.path), "errors": session.ledger.errors,
-        "warnings": session.ledger.warnings, "wall_s": wall,
+    run.outcome = outcome = {
+        "summary": summary, "results": str(run.writer.path), "errors": run.ledger.errors,
+        "warnings": run.ledger.warnings, "wall_s": wall,
         "flow_run_id": str(flow_run.id) if flow_run.id else None,
         "flow_run_url": flow_run_ui_url(), "interrupted": control.stopping,
         "not_run": control.skipped, "signal": control.stop_signal,

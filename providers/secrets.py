@@ -1,7 +1,7 @@
 """The secret registry every sink scrubs with (lowest layer: anyone may import).
 
 A ``SecretRegistry`` belongs to what runs: the ``agentv`` command, a launcher (``run_eval``,
-``run_dataset``), a run's flow (``RunSession``), a Dask worker's batch, an ``EvalLoop``.
+``run_dataset``), a run (``flows.run.Run``), a Dask worker's batch, an ``EvalLoop``.
 ``scope(registry)`` makes it the registry of the code inside (a context variable: asyncio
 tasks, ``asyncio.to_thread`` and Prefect's task runs inherit it); the module functions
 (``add``, ``scrub``, ``cut``, ``tail``…) use the registry of the context they run in. A

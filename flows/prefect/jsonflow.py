@@ -10,6 +10,7 @@ import json
 from typing import Any, Callable, ParamSpec, TypeVar
 
 from prefect.flows import Flow
+from prefect.utilities.annotations import BaseAnnotation
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -17,7 +18,10 @@ R = TypeVar("R")
 
 class JsonParamsFlow(Flow[P, R]):
     def serialize_parameters(self, parameters: dict[str, Any]) -> dict[str, Any]:
-        return {k: json.loads(json.dumps(v, default=str)) for k, v in parameters.items()}
+        """The JSON parameters; a ``quote``d one is in-process only (the ``Run`` its
+        launcher hands the flow) and never leaves it."""
+        return {k: json.loads(json.dumps(v, default=str)) for k, v in parameters.items()
+                if not isinstance(v, BaseAnnotation) and v is not None}
 
     def with_options(self, **options: Any) -> "JsonParamsFlow[P, R]":
         """Prefect's ``with_options`` builds a plain ``Flow``: keep the JSON serializer."""

@@ -145,7 +145,7 @@ def start_server(wait: bool = True) -> str:
            "PREFECT_HOME": str(home / "prefect")}
     env.pop("PREFECT_API_URL", None)
     log = open(home / "server.log", "ab")
-    # a run holds SIGTERM until its flow is armed (flows/launch.sigterm_held); the server
+    # a run holds SIGTERM until its flow is armed (flows/signals.sigterm_held); the server
     # outlives the run and must not inherit that (`agentv server stop` sends SIGTERM)
     held = signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
     try:

@@ -15,7 +15,7 @@ from prefect.states import Failed
 from agentv.evaluators.base import verdict_for
 from agentv.flows.prefect.recording import run_logger
 from agentv.flows.prefect.scrubbed import PERSIST, scrub_errors
-from agentv.flows.session import RunSession, as_is
+from agentv.flows.run import Run, as_is
 from agentv.tasks.engine.case_runner import Invoked
 from agentv.tasks.load.redact import redact
 from agentv.tasks.plan.expand import Job
@@ -29,9 +29,9 @@ def case_label(job: Job, trials: bool) -> str:
 @task(name="invoke-provider", cache_policy=NO_CACHE, persist_result=PERSIST,
       task_run_name="invoke-provider: {label}")
 @scrub_errors
-async def invoke_provider(label: str, session: RunSession, job: Job) -> Invoked:
+async def invoke_provider(label: str, run: Run, job: Job) -> Invoked:
     """Call the case's target (agentv's retry layer inside: attempts are logged)."""
-    done = await session.runner.invoke(job)
+    done = await run.runner.invoke(job)
     logger = run_logger()
     if done.record is not None:
         logger.warning("target %s failed after %d attempt(s): %s", job.target, done.attempts,
@@ -46,11 +46,11 @@ async def invoke_provider(label: str, session: RunSession, job: Job) -> Invoked:
 @task(name="run-evaluators", cache_policy=NO_CACHE, persist_result=PERSIST,
       task_run_name="run-evaluators: {label}")
 @scrub_errors
-async def run_evaluators(label: str, session: RunSession, done: Invoked,
+async def run_evaluators(label: str, run: Run, done: Invoked,
                          out: list[dict[str, Any]]) -> Any:
     """Score the answer with the case's evaluators; the case's record (also put in ``out``:
     a failed case's state carries no data, so Prefect never logs the whole record)."""
-    record = await session.runner.evaluate(done)
+    record = await run.runner.evaluate(done)
     out.append(record)
     if not record.get("error"):
         run_logger().info("score %.3f (%d hit(s), %d miss(es))", record.get("score", 0.0),
@@ -76,16 +76,16 @@ def case_state(record: dict[str, Any]) -> Any:
 class CaseTasks:
     """The job runner's ``execute`` in case mode."""
 
-    def __init__(self, session: RunSession, trials: bool):
-        self.session, self.trials = session, trials
+    def __init__(self, run: Run, trials: bool):
+        self.run, self.trials = run, trials
 
     async def __call__(self, job: Job) -> dict[str, Any]:
         label = case_label(job, self.trials)
-        call = self.session.recording.call  # the API lost: the same, outside Prefect
+        call = self.run.recording.call  # the API lost: the same, outside Prefect
         with tags(target_tag(job.target)):
-            done = await call(invoke_provider, label, self.session, as_is(job))
+            done = await call(invoke_provider, label, self.run, as_is(job))
             out: list[dict[str, Any]] = []  # the record, whether the task run passed or failed
-            state = await call(run_evaluators, label, self.session, as_is(done), as_is(out),
+            state = await call(run_evaluators, label, self.run, as_is(done), as_is(out),
                                return_state=True)
         if out:
             return out[0]

@@ -28,8 +28,8 @@ from prefect.cache_policies import NO_CACHE
 from agentv.flows.artifacts.batches import publish_batch_table
 from agentv.flows.prefect.scrubbed import PERSIST, scrub_errors
 from agentv.flows.prefect.shared_limits import prefect_pools
+from agentv.flows.run import Run
 from agentv.flows.runners.dask_limits import DaskLimits
-from agentv.flows.session import RunSession
 from agentv.providers import secrets
 from agentv.tasks.engine.case_runner import RunOptions, TargetRuntime
 from agentv.tasks.engine.jobs import JobRunner, RunControl
@@ -128,28 +128,28 @@ async def _signal_stop(control: RunControl, event: Any) -> None:
     await asyncio.to_thread(event.set)
 
 
-async def run_on_dask(session: RunSession, labelled: Sequence[tuple[str, Sequence[Job]]],
+async def run_on_dask(run: Run, labelled: Sequence[tuple[str, Sequence[Job]]],
                       remote: Callable[[Sequence[Job]], RemoteJobs]) -> None:
     """Submit every batch to the Dask task runner; write records as batches finish."""
     from distributed import Event
     client = _task_runner_client()
-    limits = DaskLimits(uuid.uuid4().hex, session.plan.workers, session.file_caps())
+    limits = DaskLimits(uuid.uuid4().hex, run.plan.workers, run.file_caps())
     event = Event(limits.stop_event, client)
-    session.on_close(lambda: asyncio.to_thread(_close_cluster_state, client, limits, event))
-    opts = session.runner.options
+    run.on_close(lambda: asyncio.to_thread(_close_cluster_state, client, limits, event))
+    opts = run.runner.options
     # plain objects (not dataclasses): Prefect passes them without walking into them
     futures = [(jobs, run_remote_batch.submit(label, remote(jobs), limits, opts,
-                                              session.control.grace_s))
+                                              run.control.grace_s))
                for label, jobs in labelled]
-    stopper = asyncio.ensure_future(_signal_stop(session.control, event))
+    stopper = asyncio.ensure_future(_signal_stop(run.control, event))
 
     async def collect(jobs: Sequence[Job], future: Any) -> None:
         done = await asyncio.to_thread(future.result)
-        session.control.skipped += done["skipped"]
+        run.control.skipped += done["skipped"]
         for job, record in zip(jobs, done["records"]):
             if record is not None:
                 record["case_key"] = job.key  # the flow's key, whatever the worker's directory
-                session.record_finished(record)
+                run.record_finished(record)
 
     try:
         await asyncio.gather(*(collect(jobs, f) for jobs, f in futures))
@@ -170,15 +170,15 @@ def _close_cluster_state(client: Any, limits: DaskLimits, event: Any) -> None:
         pass
 
 
-async def plan_parts(session: RunSession) -> Callable[[Sequence[Job]], RemoteJobs]:
+async def plan_parts(run: Run) -> Callable[[Sequence[Job]], RemoteJobs]:
     """An eval run's batches by position in the plan (jobs keyed by their case key); the
-    workers hold the run's plans until the session closes."""
+    workers hold the run's plans until the run closes."""
     from agentv.flows.runners.worker_plans import register_plans, unregister_plans
     client = _task_runner_client()
     plans = await asyncio.to_thread(register_plans, client)
-    session.on_close(lambda: asyncio.to_thread(unregister_plans, client, plans))
-    position = {job.key: i for i, job in enumerate(session.plan.jobs)}
-    options = remote_options(asdict(session.plan.options))
+    run.on_close(lambda: asyncio.to_thread(unregister_plans, client, plans))
+    position = {job.key: i for i, job in enumerate(run.plan.jobs)}
+    options = remote_options(asdict(run.plan.options))
     return lambda jobs: PlanPart(options, [position[job.key] for job in jobs], plans)
 
 

@@ -3,10 +3,10 @@
 ``local_job_runner`` builds what runs a plan's jobs in this process: the case runner, the
 ``--workers`` and per-file limits, the job runner writing into the run's ledger.
 
-``HeadStart``: the first cases go out while Prefect is still being imported and the flow
-run created (that costs 1.5–2 s here). The launcher starts them, in the order of the
-batches the flow will run, at most ``--workers`` at a time; when the flow runs its
-``run-cases`` batch tasks, each adopts its cases that already started
+``HeadStart``: the first cases go out through the run's job runner while Prefect is still
+being imported and the flow run created (that costs 1.5–2 s here). The run starts them,
+in the order of the batches the flow will run, at most ``--workers`` at a time; when the
+flow runs its ``run-cases`` batch tasks, each adopts its cases that already started
 (``JobRunner.run_batch``) and the head start hands over. Records are written by the ledger
 as each case completes, as always. What is never adopted (the flow did not run) is
 cancelled: not recorded, resumable.
@@ -59,14 +59,15 @@ def head_start_allowed(plan: Plan) -> bool:
 
 
 class HeadStart:
-    """``begin()`` inside the run's event loop; ``hand_over()`` once the flow runs its
-    batches; ``close()`` when the launcher is done (the owner closes what it opens)."""
+    """An optimisation of the run's one job runner: ``begin()`` inside the run's event
+    loop; ``hand_over()`` once the flow runs its batches; ``close()`` when the run ends
+    (the run owns it and closes it)."""
 
-    def __init__(self, plan: Plan, runtimes: dict[str, TargetRuntime], ledger: Ledger):
-        self.plan, self.runtimes, self.ledger = plan, runtimes, ledger
-        self.jobs = local_job_runner(plan, runtimes, ledger)
+    def __init__(self, plan: Plan, runtimes: dict[str, TargetRuntime], jobs: JobRunner,
+                 done_keys: set[str]):
+        self.plan, self.runtimes, self.jobs = plan, runtimes, jobs
         # the flow runs these very batches
-        self.batches = run_batches(not_done(plan.jobs, ledger.done_keys), runtimes)
+        self.batches = run_batches(not_done(plan.jobs, done_keys), runtimes)
         self._tasks: list[asyncio.Future] = []
 
     def first_jobs(self) -> list[Job]:
@@ -77,9 +78,7 @@ class HeadStart:
                             for job in batch), HELD_MAX))  # no Job made past those
 
     def begin(self) -> None:
-        self.ledger.begin()  # the run starts now: a fresh results file is emptied
-        self._tasks = [asyncio.ensure_future(self._feed(self.first_jobs())),
-                       asyncio.ensure_future(self.jobs.control.watchdog())]
+        self._tasks = [asyncio.ensure_future(self._feed(self.first_jobs()))]
 
     async def _feed(self, jobs: list[Job]) -> None:
         window = asyncio.Semaphore(self.plan.workers)

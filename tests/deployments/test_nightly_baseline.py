@@ -37,9 +37,13 @@ async def _nightly(out_dir: Path) -> tuple[object, object, list[str]]:
 
 @pytest.fixture(scope="module")
 def runs(prefect_api, tmp_path_factory):
+    """Two nightly runs in this process, on the session's server (Prefect's settings were
+    read when it was first imported here, possibly while another test's server was up)."""
+    from prefect.settings import PREFECT_API_URL, temporary_settings
     out_dir = tmp_path_factory.mktemp("nightly")
-    first = asyncio.run(_nightly(out_dir))
-    second = asyncio.run(_nightly(out_dir))
+    with temporary_settings(updates={PREFECT_API_URL: prefect_api}):
+        first = asyncio.run(_nightly(out_dir))
+        second = asyncio.run(_nightly(out_dir))
     return out_dir, first, second
 
 

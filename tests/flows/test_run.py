@@ -1,4 +1,4 @@
-"""The run session and the one job runner: nothing of a run outlives it; ``--prefect-tasks
+"""The one ``Run`` and its one job runner: nothing of a run outlives it; ``--prefect-tasks
 case`` shows every case as task runs and writes the records batch mode writes; under Dask
 ``--workers`` bounds the whole run; the typed API shards and runs on Dask."""
 from __future__ import annotations
@@ -24,10 +24,10 @@ def _alive(*names: str, besides: frozenset[int] = frozenset()) -> list[str]:
     thread's plan cache in this process from another test)."""
     gc.collect()
     return [type(o).__name__ for o in gc.get_objects() if type(o).__name__ in names
-            and type(o).__module__.startswith(("flows.", "tasks.")) and id(o) not in besides]
+            and type(o).__module__.startswith(("agentv.flows.", "agentv.tasks.")) and id(o) not in besides]
 
 
-RUN_OBJECTS = ("Plan", "Launch", "TargetRuntime", "CaseRunner", "CallableProvider",
+RUN_OBJECTS = ("Plan", "TargetRuntime", "CaseRunner", "CallableProvider",
                "ResultWriter", "JobRunner", "Job", "EvalCase", "HeadStart", "RunLedger")
 
 
@@ -50,9 +50,9 @@ def test_nothing_of_three_runs_stays_alive(prefect_api, tmp_path):
         assert report.total == 4 and report.pass_rate == 1.0
     assert _alive(*RUN_OBJECTS, besides=before) == []
     # Prefect's event loop thread keeps the contexts of some task runs (their arguments):
-    # a session it still holds is an empty shell
-    from agentv.flows.session import RunSession
-    shells = [o for o in gc.get_objects() if isinstance(o, RunSession)]
+    # a run it still holds is an empty shell
+    from agentv.flows.run import Run
+    shells = [o for o in gc.get_objects() if isinstance(o, Run)]
     assert all(not hasattr(s, "plan") and not hasattr(s, "runtimes") for s in shells)
     assert not hasattr(agentv.flows.pipeline, "RUNS")
     assert not hasattr(agentv.flows.runners.distributed, "_PLANS")
