@@ -174,3 +174,27 @@ def test_path_expansion_dedups_and_sorts(tmp_path):
     assert found == [b.resolve(), a.resolve()]
     with pytest.raises(ConfigError):
         expand_eval_paths([str(tmp_path / "nothing*.yaml")])
+
+
+def test_a_large_file_read_twice_gives_the_cases_read_once(tmp_path, monkeypatch):
+    """Past STREAM_BYTES a YAML file's cases are parsed on a second read, one at a time;
+    the cases (and an error's line) are those of the one-read path."""
+    import agentv.tasks.load.files as files
+    rows = "".join(f"  - id: c{i}\n    input: 'q{i}'\n    expected_outcome: 'a{i}'\n"
+                   for i in range(5))
+    path = write(tmp_path / "evals" / "s.yaml", "$schema: agentv-eval-v2\nevalcases:\n" + rows
+                 + "  - id: c1\n    input: again\ndescription: keys after the cases\n")
+    errors = []
+    for size in (files.STREAM_BYTES, 0):
+        monkeypatch.setattr(files, "STREAM_BYTES", size)
+        with pytest.raises(ConfigError) as err:
+            load_suite(path)
+        errors.append(str(err.value))
+    assert errors[0] == errors[1] and ":18" in errors[0] and "duplicate" in errors[0]
+    path.write_text(path.read_text().replace("id: c1\n    input: again", "id: c5\n    input: q5"))
+    loaded = []
+    for size in (files.STREAM_BYTES, 0):
+        monkeypatch.setattr(files, "STREAM_BYTES", size)
+        suite = load_suite(path)
+        loaded.append([(c.id, str(c.input_messages), c.expected_outcome) for c in suite.cases])
+    assert loaded[0] == loaded[1] and len(loaded[0]) == 6 and suite.description
