@@ -58,7 +58,7 @@ from __future__ import annotations
 import glob
 import json
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from agentv.evaluators.base import verdict_for
 from agentv.providers.errors import ConfigError
@@ -89,14 +89,17 @@ def parquet_path_for(results: str | Path) -> Path:
     return Path(results).with_suffix(".parquet")
 
 
-def _json(value: Any) -> str | None:
+Scrub = Callable[[str], str]
+
+
+def _json(value: Any, scrub: Scrub = redact) -> str | None:
     if value is None:
         return None
-    return redact(json.dumps(value, ensure_ascii=False, default=str))
+    return scrub(json.dumps(value, ensure_ascii=False, default=str))
 
 
-def _text(value: Any) -> str | None:
-    return None if value is None else redact(str(value))
+def _text(value: Any, scrub: Scrub = redact) -> str | None:
+    return None if value is None else scrub(str(value))
 
 
 def _question(record: dict[str, Any]) -> str | None:
@@ -123,41 +126,42 @@ def _judge_cost(record: dict[str, Any]) -> float | None:
     return float(sum(known)) if known else None
 
 
-def record_to_row(record: dict[str, Any]) -> dict[str, Any]:
-    """One result record → one row of ``SCHEMA`` (nested values as redacted JSON)."""
+def record_to_row(record: dict[str, Any], scrub: Scrub = redact) -> dict[str, Any]:
+    """One result record → one row of ``SCHEMA`` (nested values as JSON), every text
+    through ``scrub`` (a record the results writer just scrubbed: ``str``, as it is)."""
     usage: dict[str, Any] = (record["usage"] if isinstance(record.get("usage"), dict)
                              else {})
     score = _number(record.get("score"), float)
-    row: dict[str, Any] = {c: _text(record.get(c)) for c in STRING_COLUMNS}
-    row.update({c: _json(record.get(c)) for c in JSON_COLUMNS})
-    row.update({c: _texts(record.get(c)) for c in LIST_COLUMNS})
+    row: dict[str, Any] = {c: _text(record.get(c), scrub) for c in STRING_COLUMNS}
+    row.update({c: _json(record.get(c), scrub) for c in JSON_COLUMNS})
+    row.update({c: _texts(record.get(c), scrub) for c in LIST_COLUMNS})
     row.update({
         "trial": _number(record.get("trial"), int) or 0, "score": score,
-        "verdict": _verdict(record, score), "error": _text(record.get("error") or None),
+        "verdict": _verdict(record, score), "error": _text(record.get("error") or None, scrub),
         "attempt": _number(record.get("attempt"), int),
         "latency_ms": _number(record.get("latency_ms"), float),
         "input_tokens": _number(usage.get("input_tokens"), int),
         "output_tokens": _number(usage.get("output_tokens"), int),
         "cost_usd": _number(usage.get("cost_usd"), float),
         "judge_cost_usd": _judge_cost(record), "cached": bool(record.get("cached", False)),
-        "question": _text(_question(record)),
-        "expected_outcome": _text(record.get("expected_outcome")),
-        "candidate_answer": _text(record.get("candidate_answer")),
-        "reasoning": _text(record.get("reasoning")),
+        "question": _text(_question(record), scrub),
+        "expected_outcome": _text(record.get("expected_outcome"), scrub),
+        "candidate_answer": _text(record.get("candidate_answer"), scrub),
+        "reasoning": _text(record.get("reasoning"), scrub),
     })
     extra = {k: v for k, v in record.items() if k not in KNOWN_KEYS}
-    row["extra"] = _json(extra) if extra else None
-    row["evaluators"] = [to_struct(r, _text) for r in record.get("evaluator_results") or []
-                         if isinstance(r, dict)]
+    row["extra"] = _json(extra, scrub) if extra else None
+    row["evaluators"] = [to_struct(r, lambda v: _text(v, scrub))
+                         for r in record.get("evaluator_results") or [] if isinstance(r, dict)]
     row["evaluator_results"] = results_json(row["evaluators"])  # as Parquet reads it back
     return row
 
 
-def _texts(value: Any) -> list[str] | None:
-    """A list of strings (redacted); a lone value becomes a list of one."""
+def _texts(value: Any, scrub: Scrub = redact) -> list[str] | None:
+    """A list of strings (scrubbed); a lone value becomes a list of one."""
     if value is None:
         return None
-    return [redact(str(v)) for v in (value if isinstance(value, list) else [value])]
+    return [scrub(str(v)) for v in (value if isinstance(value, list) else [value])]
 
 
 def _check_record(record: Any, where: str) -> dict[str, Any]:

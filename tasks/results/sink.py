@@ -65,7 +65,8 @@ class RunSink:
         """The record as the results file gets it (with its run-folder paths)."""
         return self.folder.linked(record) if self.folder is not None else record
 
-    def add(self, record: dict[str, Any]) -> None:
+    def add(self, record: dict[str, Any], scrubbed: bool = True) -> None:
+        """One record as written (``scrubbed``: the results writer scrubbed it)."""
         if self.folder is not None:
             try:
                 self.folder.add(record)
@@ -74,14 +75,14 @@ class RunSink:
                 self.folder = None
         if self.broken is None:
             try:
-                self._add(record)
+                self._add(record, scrubbed)
             except Exception as err:  # noqa: BLE001 - the summary is then computed from the
                 self.broken = f"{type(err).__name__}: {err}"  # results file at the end
                 log.warning("streaming summary stopped (%s); summarizing from the results "
                             "file at the end", self.broken)
 
-    def _add(self, record: dict[str, Any]) -> None:
-        row = record_to_row(record)
+    def _add(self, record: dict[str, Any], scrubbed: bool = False) -> None:
+        row = record_to_row(record, str if scrubbed else redact)
         results = record.get("evaluator_results")
         results = results if isinstance(results, list) else None  # parsed once, used twice
         if self.parquet is not None:
@@ -90,8 +91,9 @@ class RunSink:
         self.failures.add(row, results, redact)
         key = row["case_key"]
         file = key.split("::")[0] if isinstance(key, str) else ""
+        values = case_row(row, results).values()
         self.cases.setdefault((file, row["target"] or ""), []).append(_compact(tuple(
-            _redacted(v) for v in case_row(row, results).values())))
+            values if scrubbed else (_redacted(v) for v in values))))
 
     @classmethod
     def of_file(cls, results: Path) -> "RunSink":
@@ -112,7 +114,7 @@ class RunSink:
         """The records already in a results file (``--resume`` continues it)."""
         try:
             for record in iter_records(results):
-                self.add(record)
+                self.add(record, scrubbed=False)
         except Exception as err:  # noqa: BLE001 - as in add
             self.broken = f"{type(err).__name__}: {err}"
 
