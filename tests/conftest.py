@@ -75,6 +75,21 @@ def prefect_api(tmp_path_factory) -> str:
     server.stop_server()
 
 
+@pytest.fixture(autouse=True)
+def _prefect_reads_this_tests_api():
+    """Prefect reads its settings once, when first imported in a process: a test that
+    imported it while another test's server was PREFECT_API_URL would leave every later
+    test of this worker talking to that (stopped) server. Each test's in-process Prefect
+    talks to the URL the environment names now."""
+    url = os.environ.get("PREFECT_API_URL")
+    if url and "prefect.settings" in sys.modules:
+        from prefect.settings import PREFECT_API_URL, temporary_settings
+        with temporary_settings(updates={PREFECT_API_URL: url}):
+            yield
+    else:
+        yield
+
+
 def run_cli(*args: str, cwd: Path | str | None = None, env: dict | None = None,
             timeout: float = 120, module: str = "agentv") -> subprocess.CompletedProcess:
     """Run ``python -m flows.cli.main ARGS`` (the agentv command) as a real subprocess."""
