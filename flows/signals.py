@@ -8,7 +8,8 @@ from typing import Any, Callable, Iterator
 
 from agentv.tasks.engine.jobs import RunControl
 
-SIGNAL_NAMES: dict[int, str] = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated (SIGTERM)"}
+SIGNAL_NAMES: dict[int, str] = {signal.SIGINT: "interrupted",
+                                signal.SIGTERM: "terminated (SIGTERM)"}
 Handler = Callable[[int, Any], None]
 
 

@@ -1,11 +1,13 @@
 """What the flow adds to the records when it publishes a run: each eval file's quality
-gates, a note when the scores come from the offline heuristic judge, and how the run met
+gates, a note when the scores come from the offline heuristic judge, what the sandbox
+allowed beyond its defaults (``flows.artifacts.sandbox_notes``), and how the run met
 AgentV's ``--threshold`` and ``--budget-usd`` (a miss fails the run, as in AgentV)."""
 from __future__ import annotations
 
 from typing import Any
 
 from agentv.flows.artifacts.publish import RunInfo
+from agentv.flows.artifacts.sandbox_notes import sandbox_notes
 from agentv.flows.prefect.naming import suite_name
 from agentv.providers.heuristic_judge import OFFLINE_LABEL
 from agentv.tasks.load.targets import repo_relative
@@ -33,7 +35,7 @@ def run_info(plan: Plan, ledger: Any = None, budget: Any = None) -> RunInfo:
     notes = ([f"judge: {OFFLINE_LABEL} on target {', '.join(judges)}; its scores measure "
               "key-term overlap with the expected outcome and reference, not answer quality"]
              if judges else [])
-    info = RunInfo(suite_gates=gates, notes=notes)
+    info = RunInfo(suite_gates=gates, notes=notes + sandbox_notes(plan))
     if plan.thresholds and ledger is not None:
         _threshold(info, plan, ledger.threshold)
     if budget is not None:

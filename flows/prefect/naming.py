@@ -1,10 +1,11 @@
 """How a run shows up in the Prefect UI: its flow-run name, its tags and its artifact keys.
 
 A run is named after its suites × targets with a timestamp (``example × default ·
-2026-11-22 15:46``) and tagged ``agentv``, ``suite:NAME``, ``target:NAME`` and
-``dataset:NAME``. Artifact keys are stable per suite × target (Prefect keys: lowercase
-letters, digits and dashes), so the UI's Artifacts page shows each one's history across
-runs: ``agentv-cases-<suite>-<target>``, ``agentv-summary-<suites>-<targets>``, …
+2026-11-22 15:46``) and tagged ``agentv``, ``suite:NAME``, ``target:NAME``,
+``dataset:NAME`` and ``sandbox:on`` / ``sandbox:off`` (the run's OS sandbox). Artifact keys
+are stable per suite × target (Prefect keys: lowercase letters, digits and dashes), so the
+UI's Artifacts page shows each one's history across runs: ``agentv-cases-<suite>-<target>``,
+``agentv-summary-<suites>-<targets>``, …
 """
 from __future__ import annotations
 
@@ -56,7 +57,8 @@ def run_tags(suites: Iterable[str], targets: Iterable[str], datasets: Iterable[s
     tags += [f"suite:{s}" for s in sorted(set(suites))]
     tags += [f"target:{t}" for t in sorted(set(targets))]
     tags += [f"dataset:{d}" for d in sorted(set(datasets)) if d]
-    return tags
+    from agentv.providers.process.sandbox import enabled  # the run's, once its plan is made
+    return [*tags, "sandbox:on" if enabled() else "sandbox:off"]
 
 
 def plan_labels(plan) -> tuple[list[str], list[str], list[str]]:

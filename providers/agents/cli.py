@@ -178,12 +178,15 @@ class CliProvider(BaseProvider):
                    stdin: str | None, timeout: float | None,
                    workspace: str | None = None, scratch: str | None = None) -> ProcessResult:
         """Runs in the target's sandbox: its scratch (the case's workspace and output
-        folder) writable, the network its ``network`` setting says."""
+        folder) writable, the folder it runs in (the suite's, when no workspace) seen through
+        a throwaway copy (``providers.process.overlay``), the network its ``network`` setting
+        says."""
         cwd = workspace or self.cwd(eval_dir)
         declared = [env[k] for k in self.config.env_names if os.path.isdir(env.get(k, ""))]
         profile = target_profile(self.target.setting, self.target.where, "target",
                                  writable=[p for p in (workspace, scratch) if p],
-                                 readable=declared)  # folders its own `env` names
+                                 readable=declared,  # folders its own `env` names
+                                 overlay=[cwd] if cwd and not workspace else [])
         log.info("target %s, %s: running %s (cwd=%s)", self.name, label,
                  _shorten(shlex.join(argv)), cwd or os.getcwd())
         try:

@@ -198,7 +198,8 @@ def _probe_command(check: Healthcheck, cwd: str | None, env: dict[str, str], tar
         try:
             result = run_process_sync(argv, cwd=cwd, env=env, timeout=check.timeout_s,
                                       sandbox=target_profile(target.setting, target.where,
-                                                             "healthcheck", writable=[tmp]))
+                                                             "healthcheck", writable=[tmp],
+                                                             overlay=[cwd] if cwd else []))
         except ProcessTimeout:
             raise ConfigError(f"{label}: command timed out after {check.timeout_s:g}s",
                               target.where, "healthcheck") from None

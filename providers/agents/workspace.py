@@ -27,6 +27,7 @@ from typing import Awaitable, Callable
 from agentv.providers.agents import file_changes
 from agentv.providers.agents.workspace_spec import RepoSpec, WorkspaceSpec
 from agentv.providers.base import ProviderError, Request, Response
+from agentv.providers.process.overlay import copy_tree
 from agentv.providers.process.sandbox import Profile
 from agentv.providers.process.supervision import ProcessTimeout, run_process
 
@@ -115,7 +116,8 @@ async def run_in_workspace(program: str, request: Request, fixed_cwd: str | None
 async def _materialize(ws: Workspace, request: Request) -> None:
     spec = ws.spec
     if spec is not None and spec.template:
-        shutil.copytree(spec.resolve(spec.template), ws.path, symlinks=True)
+        template = str(spec.resolve(spec.template))
+        copy_tree(template, str(ws.path), top=template)  # writable; links kept, said once
     else:
         ws.path.mkdir()
     if spec is not None:

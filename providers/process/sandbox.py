@@ -12,6 +12,8 @@ custom assertion scripts, aggregators), ``hook`` (workspace setup, its git check
   and the folders the user allowed (``configure``), the command's ``cwd``, its program and
   ``PATH`` folders seen again read-only; only the case's scratch (its workspace, its output
   folder) writable;
+- a target's working folder (``Profile.overlay``) seen through a throwaway copy bound at its
+  own path (``providers.process.overlay``): writes beside the suite land in the copy;
 - ``--unshare-pid``, ``--die-with-parent``, ``--new-session``, every capability dropped;
 - the network by kind (``NETWORKS``): ``none`` is a network namespace of its own (only the
   sandbox's own ``lo``: nothing on the host, loopback listeners included, is reachable);
@@ -54,6 +56,8 @@ class Profile:
     writable: tuple[str, ...] = ()
     readable: tuple[str, ...] = ()
     enabled: bool = True
+    overlay: tuple[str, ...] = ()  # seen through a throwaway copy (providers.process.overlay)
+    copies: tuple[tuple[str, str], ...] = ()  # (copy, original) made for one spawn
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -78,7 +82,8 @@ _RUN = RunSandbox()
 _CHECKED: dict[str, str | None] = {}
 
 
-def target_profile(setting, where: str, kind: str, writable=(), readable=()) -> Profile:
+def target_profile(setting, where: str, kind: str, writable=(), readable=(),
+                   overlay=()) -> Profile:
     """A target's profile from its settings ``network`` (``none|loopback|full``) and
     ``sandbox`` (``on|off``); a bad value is a ``ConfigError``."""
     network = setting("network")
@@ -89,7 +94,7 @@ def target_profile(setting, where: str, kind: str, writable=(), readable=()) -> 
     if switch not in (None, True, False, "on", "off"):
         raise ConfigError(f"must be on or off, got {switch!r}", where, "sandbox")
     return Profile(kind, network, tuple(map(str, writable)), tuple(map(str, readable)),
-                   enabled=switch not in (False, "off"))
+                   enabled=switch not in (False, "off"), overlay=tuple(map(str, overlay)))
 
 
 def grader_profile(command: str | Sequence[str], cwd: str | None,
@@ -184,6 +189,8 @@ def options(argv: list[str], cwd: str | None, env: dict[str, str],
                 if not any(_inside(p, w) for w in writable)]
     for path in sorted(set(readable), key=len):
         opts += ["--ro-bind", path, path]
+    for copy, original in profile.copies:
+        opts += ["--bind", copy, original]
     for path in sorted(set(writable), key=len):
         opts += ["--bind", path, path]
     if profile.net == "none":

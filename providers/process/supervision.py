@@ -10,7 +10,8 @@ command's own exit, not until every inherited pipe is closed.
 stdin is ``/dev/null`` unless text is given, which is written and then closed: tools that
 read stdin when it is not a terminal (``llm``, ``cat``, many agent CLIs) never wait on it.
 Used by the cli/codex/vscode targets, their healthchecks and code judges; every command
-runs in the OS sandbox its ``Profile`` describes (``providers.process.sandbox``).
+runs in the OS sandbox its ``Profile`` describes (``providers.process.sandbox``), its
+``overlay`` folders copied for the spawn and removed after it (``providers.process.overlay``).
 """
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentv.providers.base import ProviderError
+from agentv.providers.process import overlay
 from agentv.providers.process import sandbox as os_sandbox
 from agentv.providers.process.environment import child_env
 from agentv.providers.process.sandbox import Profile
@@ -123,6 +125,20 @@ async def run_process(command: str | Sequence[str], *, cwd: str | None = None,
     Raises ``ProcessTimeout`` after killing the whole process tree; ``FileNotFoundError`` /
     ``OSError`` when the executable cannot be run."""
     env = child_env() if env is None else env
+    sandbox, scratch = (await asyncio.to_thread(overlay.prepare, sandbox)
+                        if sandbox and sandbox.overlay and os_sandbox.active(sandbox)
+                        else (sandbox, None))
+    try:
+        return await _run(command, cwd, env, stdin, timeout, on_stdout_line, sandbox)
+    finally:
+        if scratch:
+            await asyncio.to_thread(overlay.discard, scratch)
+
+
+async def _run(command: str | Sequence[str], cwd: str | None, env: dict[str, str],
+               stdin: str | None, timeout: float | None,
+               on_stdout_line: Callable[[str], None] | None,
+               sandbox: Profile | None) -> ProcessResult:
     proc = await asyncio.create_subprocess_exec(
         *supervised(command, cwd, env, sandbox), cwd=cwd, env=env,
         stdin=asyncio.subprocess.DEVNULL if stdin is None else asyncio.subprocess.PIPE,
@@ -189,6 +205,16 @@ def run_process_sync(argv: Sequence[str], *, cwd: str | None = None,
                      sandbox: Profile | None = None) -> ProcessResult:
     """Blocking twin of ``run_process`` (list argv, stdin /dev/null) for preflight probes."""
     env = child_env() if env is None else env
+    sandbox, scratch = (overlay.prepare(sandbox) if os_sandbox.active(sandbox)
+                        else (sandbox, None))
+    try:
+        return _run_sync(argv, cwd, env, timeout, sandbox)
+    finally:
+        overlay.discard(scratch)
+
+
+def _run_sync(argv: Sequence[str], cwd: str | None, env: dict[str, str],
+              timeout: float | None, sandbox: Profile | None) -> ProcessResult:
     proc = subprocess.Popen(supervised(argv, cwd, env, sandbox), cwd=cwd, env=env,
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, start_new_session=True)

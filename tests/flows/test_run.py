@@ -24,7 +24,8 @@ def _alive(*names: str, besides: frozenset[int] = frozenset()) -> list[str]:
     thread's plan cache in this process from another test)."""
     gc.collect()
     return [type(o).__name__ for o in gc.get_objects() if type(o).__name__ in names
-            and type(o).__module__.startswith(("agentv.flows.", "agentv.tasks.")) and id(o) not in besides]
+            and type(o).__module__.startswith(("agentv.flows.", "agentv.tasks."))
+            and id(o) not in besides]
 
 
 RUN_OBJECTS = ("Plan", "TargetRuntime", "CaseRunner", "CallableProvider",

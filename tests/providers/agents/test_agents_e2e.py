@@ -199,8 +199,10 @@ def test_agentv_local_cli_and_batch_cli_suites(cli, tmp_path):
          "healthcheck": {"type": "command",
                          "command_template": f"{PY} {FAKES / 'aml_batch.py'} --healthcheck"}}])
     out = tmp_path / "r.jsonl"
+    # aml-004-not-exist is an execution error by design (the batch answers no such id):
+    # AgentV (4.42.4 too) exits 0 when some cases errored, agentv exits 1 unless told
     proc = cli("eval", *map(str, files), "--targets", str(targets), "--out", str(out),
-               "--verbose", cwd=tmp_path, env=FAKE_PATH)
+               "--verbose", "--no-fail-on-error", cwd=tmp_path, env=FAKE_PATH)
     assert proc.returncode == 0, proc.stderr
     assert "3 case(s) answered in one batch" in proc.stderr
     assert "4 case(s) answered in one batch" in proc.stderr
