@@ -13,77 +13,24 @@ from typing import Any, Callable
 from agentv.evaluators.base import Evaluator
 from agentv.evaluators.registry import build_evaluators
 from agentv.providers.agents.workspace_spec import parse_workspace
-from agentv.providers.errors import ConfigError, ErrorCollector, unknown_key
+from agentv.providers.errors import ConfigError, ErrorCollector
 from agentv.tasks.load.boundary import Boundary, check_workspace
 from agentv.tasks.load.eval_case import EvalCase, EvalSuite, check_expected, file_tags  # noqa: F401 - this module's API
+from agentv.tasks.load.file_fields import (  # noqa: F401 - MAX_TRIALS: this module's API
+    CASE_KEYS,
+    FILE_KEYS,
+    MAX_TRIALS,
+    execution_field,
+    mapping_field,
+    str_field,
+    target_field,
+    trials_field,
+    warn_unknown,
+)
 from agentv.tasks.load.gates import parse_gates
 from agentv.tasks.load.jsonl import EVAL_SCHEMA, load_jsonl
 from agentv.tasks.load.messages import guideline_patterns, parse_messages
 from agentv.tasks.load.yamlsrc import LineDict, LineList, load_yaml_file
-
-FILE_KEYS = {"$schema", "description", "dataset", "target", "execution", "evalcases", "trials",
-             "metadata", "evaluator", "evaluators", "workspace"}
-CASE_KEYS = {"id", "expected_outcome", "outcome", "input_messages", "input", "expected_messages",
-             "expected_output", "conversation_id", "execution", "evaluators", "rubrics",
-             "description", "metadata", "trials", "note", "workspace"}
-EXECUTION_KEYS = {"target", "evaluators", "trials", "fail_under", "min_pass_rate",
-                  "fail_on_error"}
-MAX_TRIALS = 1000
-
-
-def _warn_unknown(obj: dict, allowed: set[str], path: str, what: str, warn) -> None:
-    for key in obj:
-        if key not in allowed:
-            line = obj.line_of(key) if isinstance(obj, LineDict) else 0
-            unknown_key(key, what, allowed, f"{path}:{line}", warn)  # a near miss: an error
-
-
-def _str_field(obj: dict, key: str, path: str, default: str = "") -> str:
-    value = obj.get(key, default)
-    if value is None:
-        return default
-    if not isinstance(value, (str, int, float)) or isinstance(value, bool):
-        line = obj.line_of(key) if isinstance(obj, LineDict) else 0
-        raise ConfigError(f"must be a string, got {type(value).__name__}", f"{path}:{line}", key)
-    return str(value)
-
-
-def _trials(obj: dict, path: str) -> int | None:
-    value = obj.get("trials")
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_TRIALS:
-        line = obj.line_of("trials") if isinstance(obj, LineDict) else 0
-        raise ConfigError(f"must be a whole number from 1 to {MAX_TRIALS}, got {value!r}",
-                          f"{path}:{line}", "trials")
-    return value
-
-
-def _mapping(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _target(obj: dict, path: str) -> str | None:
-    """``target`` / ``execution.target``: a target name (a string), or absent."""
-    value = obj.get("target")
-    if value is None:
-        return None
-    if not isinstance(value, str) or not value.strip():
-        line = obj.line_of("target") if isinstance(obj, LineDict) else 0
-        shown = ("a list" if isinstance(value, list) else "a mapping" if isinstance(value, dict)
-                 else repr(value))
-        raise ConfigError(f"must be a target name (a string), got {shown}", f"{path}:{line}",
-                          "target")
-    return value
-
-
-def _execution(obj: dict, path: str, warn) -> dict:
-    execution = obj.get("execution") or {}
-    if not isinstance(execution, dict):
-        line = obj.line_of("execution") if isinstance(obj, LineDict) else 0
-        raise ConfigError("must be a mapping", f"{path}:{line}", "execution")
-    _warn_unknown(execution, EXECUTION_KEYS, path, "execution", warn)
-    return execution
 
 
 def _evaluator_list(obj: dict, key: str, path: str, base_dir: str, warn,
@@ -154,7 +101,7 @@ def parse_case(raw: Any, path: str, line: int, suite: EvalSuite, defaults: list[
             raise ConfigError("required field missing", f"{path}:{line}", "input_messages")
     execution: dict = {}
     with errors.check():
-        execution = _execution(raw, path, warn)
+        execution = execution_field(raw, path, warn)
     evaluators = defaults
     with errors.check():
         evaluators = (_evaluator_list(execution, "evaluators", path, base_dir, warn, boundary)
@@ -167,26 +114,26 @@ def parse_case(raw: Any, path: str, line: int, suite: EvalSuite, defaults: list[
         if rubrics and not any(e.type == "rubric" for e in evaluators):
             evaluators = _with_rubrics(rubrics, evaluators, defaults, base_dir,
                                        f"{path}:{line_of('rubrics')}", warn)
-    for check in (lambda: _target(execution, path), lambda: _trials(raw, path),
-                  lambda: _trials(execution, path), lambda: check_expected(
+    for check in (lambda: target_field(execution, path), lambda: trials_field(raw, path),
+                  lambda: trials_field(execution, path), lambda: check_expected(
                       evaluators, raw.get(expected_key), f"{path}:{line}"),
-                  lambda: _warn_unknown(raw, CASE_KEYS, path, "eval case", warn)):
+                  lambda: warn_unknown(raw, CASE_KEYS, path, "eval case", warn)):
         with errors.check():
             check()
     errors.raise_any()
-    target, ws_at = _target(execution, path), f"{path}:{line_of('workspace')}"
+    target, ws_at = target_field(execution, path), f"{path}:{line_of('workspace')}"
     return EvalCase(
         id=str(case_id), file=path, line=line, dataset=suite.dataset,
-        expected_outcome=_str_field(raw, "expected_outcome" if "expected_outcome" in raw
+        expected_outcome=str_field(raw, "expected_outcome" if "expected_outcome" in raw
                                     else "outcome", path),
         input_messages=inputs,
         expected_messages=parse_messages(raw.get(expected_key), base, path,
                                          line_of(expected_key), expected_key, patterns,
                                          boundary),
-        conversation_id=_str_field(raw, "conversation_id", path) or None,
+        conversation_id=str_field(raw, "conversation_id", path) or None,
         target=target, evaluators=evaluators, rubrics=list(rubrics),
-        trials=_trials(raw, path) or _trials(execution, path),
-        metadata=_mapping(raw.get("metadata")),
+        trials=trials_field(raw, path) or trials_field(execution, path),
+        metadata=mapping_field(raw.get("metadata")),
         workspace=check_workspace(parse_workspace(raw.get("workspace"), base_dir, ws_at),
                                   boundary, ws_at) or suite.workspace,  # its own, else the file's
     )
@@ -203,7 +150,7 @@ def load_suite(path: str | Path, warn: Callable[[str], None] | None = None,
     if p.suffix == ".jsonl":
         data, lines = load_jsonl(p)
     else:
-        data, lines = load_yaml_file(p, _later if _streamed(p) else None), None
+        data, lines = load_yaml_file(p, _streamed(p)), None
     from agentv.tasks.load.agentv4.suite import lowered  # AgentV 4.x files: the same plan
     v4 = lowered(p, data, lines, emit, boundary)
     if v4 is not None:
@@ -219,13 +166,13 @@ def load_suite(path: str | Path, warn: Callable[[str], None] | None = None,
         raise ConfigError(f"unexpected $schema {data['$schema']!r} for an eval file "
                           f"(expected {EVAL_SCHEMA})", f"{fpath}:{data.line_of('$schema')}",
                           "$schema")
-    _warn_unknown(data, FILE_KEYS, fpath, "eval file", emit)
+    warn_unknown(data, FILE_KEYS, fpath, "eval file", emit)
     errors = ErrorCollector()  # the file's keys and every case: all errors at once
     with errors.check():
         _file_keys(suite, data, p, fpath, boundary)
     defaults = default_evaluators(str(p.parent))
     with errors.check():
-        execution = _execution(data, fpath, emit)
+        execution = execution_field(data, fpath, emit)
         defaults = (_evaluator_list(execution, "evaluators", fpath, str(p.parent), emit, boundary)
                     or _evaluator_list(data, "evaluators", fpath, str(p.parent), emit, boundary)
                     or _evaluator_list(data, "evaluator", fpath, str(p.parent), emit, boundary)
@@ -246,19 +193,19 @@ def _file_keys(suite: EvalSuite, data: LineDict, p: Path, fpath: str,
     """The file-level keys: description, dataset, target, trials, gates, workspace, tags."""
     errors = ErrorCollector()
     with errors.check():
-        suite.description = _str_field(data, "description", fpath)
+        suite.description = str_field(data, "description", fpath)
     with errors.check():
-        suite.dataset = _str_field(data, "dataset", fpath) or p.stem.removesuffix(".test")
+        suite.dataset = str_field(data, "dataset", fpath) or p.stem.removesuffix(".test")
     given = data.get("execution")
     execution: dict = given if isinstance(given, dict) else {}
     at = f"{fpath}:{getattr(data, 'line_of', lambda _k: 1)('workspace')}"
-    parts = {"target": lambda: _target(execution, fpath) or _target(data, fpath),
-             "trials": lambda: _trials(data, fpath) or _trials(execution, fpath),
+    parts = {"target": lambda: target_field(execution, fpath) or target_field(data, fpath),
+             "trials": lambda: trials_field(data, fpath) or trials_field(execution, fpath),
              "gates": lambda: parse_gates(execution, fpath,
                                           getattr(execution, "line_of", lambda _k: None)),
              "workspace": lambda: check_workspace(
                  parse_workspace(data.get("workspace"), str(p.parent), at), boundary, at),
-             "tags": lambda: file_tags(_mapping(data.get("metadata")).get("tags"), fpath)}
+             "tags": lambda: file_tags(mapping_field(data.get("metadata")).get("tags"), fpath)}
     for name, part in parts.items():
         with errors.check():
             setattr(suite, name, part())
@@ -266,21 +213,13 @@ def _file_keys(suite: EvalSuite, data: LineDict, p: Path, fpath: str,
 
 
 _LATER = object()  # a YAML file's case when its file-level keys are read (parsed after)
-STREAM_BYTES = 8 << 20  # a YAML file this large is read twice: its cases never all in memory
+STREAM_BYTES = 8 << 20  # a file this large is read twice: its cases never all in memory
 
 
-def _later(_raw: Any, _line: int) -> object:
-    return _LATER
-
-
-def _streamed(p: Path) -> bool:
+def _streamed(p: Path) -> Callable[[Any, int], object] | None:
     """A large YAML file's cases are parsed on a second read, each as the parser completes
-    it (its whole tree never exists); a smaller file is read once (1 s less CPU at 2,000
-    cases)."""
-    try:
-        return p.stat().st_size > STREAM_BYTES
-    except OSError:
-        return False
+    it; a smaller file is read once (1 s less CPU at 2,000 cases)."""
+    return (lambda _raw, _line: _LATER) if p.stat().st_size > STREAM_BYTES else None
 
 
 class _Cases:
