@@ -19,7 +19,7 @@ def _branch(loc: tuple) -> tuple | None:
 
 def merged_errors(errors: list[Any]) -> list[dict[str, Any]]:
     """``err.errors()`` with every union's branch errors folded into one per field."""
-    from agentv.providers.base_settings import describe_error
+    from agentv.providers.error_phrases import describe_error
     out: list[dict[str, Any]] = []
     seen: dict[tuple, dict[str, Any]] = {}
     for e in errors:

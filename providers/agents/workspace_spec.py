@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from agentv.providers.base_settings import describe_error
+from agentv.providers.error_phrases import describe_error
 from agentv.providers.errors import ConfigError
 
 DEFAULT_SETUP_TIMEOUT_MS = 60_000.0

@@ -38,7 +38,7 @@ SCRIPT_SUFFIXES = (".ts", ".js", ".mts", ".mjs")
 
 def _errors(err: ValidationError, what: str, where: str) -> ConfigErrors:
     """Every error of a model, one line each."""
-    from agentv.providers.base_settings import describe_error
+    from agentv.providers.error_phrases import describe_error
     from agentv.providers.model_errors import merged_errors
     return ConfigErrors([ConfigError(f"{describe_error(e)} ({what})", where,
                                      ".".join(str(p) for p in e.get("loc", ())) or None)
