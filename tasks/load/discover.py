@@ -168,3 +168,28 @@ def load_env_files(eval_files: list[Path]) -> list[Path]:
                 os.environ.setdefault(k, v)  # real environment variables win
             loaded.append(c)
     return loaded
+
+
+TARGET_NAMES = ("targets.yaml", "targets.yml", ".agentv/targets.yaml", ".agentv/targets.yml")
+
+
+def discover_targets(explicit: str | None, eval_files: list[Path]) -> Path | None:
+    """``--targets`` (a file or a directory), else the nearest targets file above the first
+    eval file (up to the repository root, or the filesystem root outside a repository),
+    else the current directory."""
+    if explicit:
+        p = Path(explicit)
+        if p.is_dir():
+            hit = next((p / n for n in TARGET_NAMES if (p / n).is_file()), None)
+            if hit is None:
+                raise ConfigError("no targets.yaml or .agentv/targets.yaml in this directory",
+                                  explicit, "--targets")
+            return hit
+        if not p.is_file():
+            raise ConfigError("targets file not found", explicit, "--targets")
+        return p
+    for f in eval_files:
+        hit = find_upward(f.parent, TARGET_NAMES)
+        if hit:
+            return hit
+    return next((Path.cwd() / n for n in TARGET_NAMES if (Path.cwd() / n).is_file()), None)

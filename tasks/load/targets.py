@@ -26,14 +26,17 @@ from agentv.providers.base_settings import (
 )
 from agentv.providers.errors import ErrorCollector, did_you_mean, unknown_key
 from agentv.providers.limits import SharedLimitModel, shared_limit_of
-from agentv.tasks.load.discover import find_upward, repo_root
+from agentv.tasks.load.discover import (  # noqa: F401 - this module's API
+    TARGET_NAMES,
+    discover_targets,
+    repo_root,
+)
 from agentv.tasks.load.placeholders import check_placeholders, interpolate, placeholders
 from agentv.tasks.load.target_checks import check_model_given, unset_variables
 from agentv.tasks.load.targets_agentv4 import agentv4_spellings
 from agentv.tasks.load.yamlsrc import LineDict, LineList, load_yaml_file
 
 TARGETS_SCHEMA = "agentv-targets-v2"
-TARGET_NAMES = ("targets.yaml", "targets.yml", ".agentv/targets.yaml", ".agentv/targets.yml")
 STRUCTURAL = {"name", "provider", "judge_target", "workers", "provider_batching", "settings",
               "shared_limit", "$schema"}
 _ENV_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
@@ -179,28 +182,6 @@ def _secret_like(te: TargetEntry, settings: dict[str, Any], env: Mapping[str, st
         if _SECRET_KEY.search(var) and env.get(var):
             found.append(env[var])
     return found
-
-
-def discover_targets(explicit: str | None, eval_files: list[Path]) -> Path | None:
-    """``--targets`` (a file or a directory), else the nearest targets file above the first
-    eval file (up to the repository root, or the filesystem root outside a repository),
-    else the current directory."""
-    if explicit:
-        p = Path(explicit)
-        if p.is_dir():
-            hit = next((p / n for n in TARGET_NAMES if (p / n).is_file()), None)
-            if hit is None:
-                raise ConfigError("no targets.yaml or .agentv/targets.yaml in this directory",
-                                  explicit, "--targets")
-            return hit
-        if not p.is_file():
-            raise ConfigError("targets file not found", explicit, "--targets")
-        return p
-    for f in eval_files:
-        hit = find_upward(f.parent, TARGET_NAMES)
-        if hit:
-            return hit
-    return next((Path.cwd() / n for n in TARGET_NAMES if (Path.cwd() / n).is_file()), None)
 
 
 def load_targets(path: Path, warn: Callable[[str], None]) -> TargetsFile:
