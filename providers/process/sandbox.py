@@ -43,6 +43,7 @@ NETWORKS = ("none", "loopback", "full")
 DEFAULT_NETWORK = {"target": "full", "agent": "full", "grader": "none", "hook": "none",
                    "healthcheck": "full"}
 HIDDEN = ("/root", "/home", "/tmp", "/var/tmp", "/run/user")
+TEMP_VARS = ("TMPDIR", "TMP", "TEMP")  # inside: the sandbox's private /tmp
 NOT_INSTALLED = ("bubblewrap (bwrap) is not installed: apt-get install bubblewrap, "
                  "or run with --no-sandbox")
 
@@ -193,6 +194,9 @@ def options(argv: list[str], cwd: str | None, env: dict[str, str],
         opts += ["--bind", copy, original]
     for path in sorted(set(writable), key=len):
         opts += ["--bind", path, path]
+    for name in TEMP_VARS:  # a temp folder the sandbox hides or makes read-only: its own
+        if env.get(name) and not any(_inside(os.path.abspath(env[name]), w) for w in writable):
+            opts += ["--setenv", name, "/tmp"]
     if profile.net == "none":
         opts.append("--unshare-net")
     opts += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent",
