@@ -16,13 +16,15 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+from agentv.providers.process.sandbox import Profile  # noqa: E402
 from agentv.providers.process.supervision import supervised  # noqa: E402
 
 tag, ready, threads = sys.argv[1], sys.argv[2], int(sys.argv[3])
 forker = [sys.executable, os.path.join(os.path.dirname(__file__), "forker.py"), tag, ready, "hang"]
 for _ in range(threads):
     threading.Thread(target=time.sleep, args=(300,), daemon=True).start()
-threading.Thread(target=lambda: (subprocess.Popen(supervised(forker, None, None),
+threading.Thread(target=lambda: (subprocess.Popen(supervised(forker, None, None,
+                                                             Profile("target", writable=(os.path.dirname(ready),))),
                                                   start_new_session=True), time.sleep(300)),
                  daemon=True).start()
 time.sleep(300)

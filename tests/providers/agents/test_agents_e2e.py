@@ -56,6 +56,9 @@ def test_command_template_agent_end_to_end(cli, tmp_path):
                f"'q' \"qq\"\nnext line")
     write_targets(tmp_path / "targets.yaml", [{
         "name": "agent", "provider": "cli", "timeout_seconds": 1, "retry_initial_delay_ms": 20,
+        # unsandboxed: the agent leaves its pids where this test reads them (in the sandbox
+        # they would land in its throwaway copy); containment: test_injection_matrix.py
+        "sandbox": "off",
         "command_template": f"{PY} {FAKES / 'agent.py'} --case {{EVAL_ID}} --prompt {{PROMPT}} "
                             f"--pid-dir {pids} --sleep 30"}])
     (tmp_path / "judge.py").write_text(
@@ -70,7 +73,8 @@ def test_command_template_agent_end_to_end(cli, tmp_path):
     (tmp_path / "s.yaml").write_text(yaml.safe_dump(suite))
     out, traces = tmp_path / "r.jsonl", tmp_path / "traces"
     proc = cli("eval", str(tmp_path / "s.yaml"), "--out", str(out), "--workers", "4",
-               "--include-trace", "--dump-traces", str(traces), cwd=tmp_path)
+               "--include-trace", "--dump-traces", str(traces), "--no-fail-on-error",
+               cwd=tmp_path)  # two cases error on purpose
     assert proc.returncode == 0, proc.stderr
     recs = by_id(out)
     assert recs["echo-injection"]["candidate_answer"] == hostile and not marker.exists()
