@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import tomllib
+from dataclasses import replace
 
 from agentv.providers.agents.agent_cli import AgentCliProvider
 from agentv.providers.agents.codex_events import parse_stream
@@ -27,6 +28,8 @@ from agentv.providers.agents.events import AgentRun
 from agentv.providers.agents.workspace import Workspace
 from agentv.providers.base import ConfigError
 from agentv.providers.facts import ProviderFacts
+from agentv.providers.process import sandbox
+from agentv.providers.process.sandbox import Profile
 
 APPROVAL_PRESETS = {  # preset -> flags Codex CLI 0.169 accepts (before ``exec``)
     "read-only": ["--sandbox", "read-only", "--ask-for-approval", "never"],
@@ -98,7 +101,28 @@ class CodexProvider(AgentCliProvider):
             argv += ["--profile", str(self.profile)]
         if self.model:
             argv += ["--model", str(self.model)]
-        return argv + approval_flags(self.preset, self.target.where) + EXEC_ARGS
+        return argv + self._approval() + EXEC_ARGS
+
+    def _sandboxed(self) -> bool:
+        return sandbox.enabled() and self.target.setting("sandbox") not in (False, "off")
+
+    def _approval(self) -> list[str]:
+        """The preset's flags. Codex's own sandbox (bwrap) cannot start inside agentv's (no
+        namespaces there): a ``--sandbox`` preset is enforced by agentv's instead."""
+        flags = approval_flags(self.preset, self.target.where)
+        if flags[:1] == ["--sandbox"] and self._sandboxed():
+            return ["--dangerously-bypass-approvals-and-sandbox"]
+        return flags
+
+    def sandbox_profile(self, ws: Workspace, env: dict[str, str]) -> Profile:
+        """``read-only``: agentv's sandbox keeps the workspace read-only too (only codex's
+        state and agentv's side folder writable); ``auto``: the workspace writable."""
+        profile = super().sandbox_profile(ws, env)
+        if self.preset != "read-only" or not self._sandboxed():
+            return profile
+        keep = [str(ws.side), *(w for w in profile.writable if w not in (str(ws.path),)
+                                 and (ws.root is None or w != str(ws.root)))]
+        return replace(profile, writable=tuple(dict.fromkeys(keep)))
 
     def parse(self, lines: list[tuple[float, str]], ws: Workspace) -> AgentRun:
         return parse_stream(lines, self.model)

@@ -117,8 +117,10 @@ def test_sandboxed_command_that_fails_is_a_failed_tool_call(codex_home, tmp_path
     marker = tmp_path / "written"
     # (codex 0.169 emits no command_execution item for a command that has exited before its
     # first output poll: the command sleeps a moment first)
+    # (codex's own sandbox cannot start inside agentv's: agentv's enforces the preset, its
+    # workspace read-only; a write elsewhere lands in the sandbox's private /tmp)
     p = codex(tmp_path, {"approval_preset": "read-only"})
-    r = asyncio.run(p.invoke(Request("ro", f"RUN: sleep 0.5; touch {marker}")))
+    r = asyncio.run(p.invoke(Request("ro", f"RUN: sleep 0.5; touch {marker}; touch here")))
     call = [e for e in r.trace if e.type == "tool_call"][0]
     assert not call.ok and call.extra["status"] == "failed" and call.extra["exit_code"] == 1
     assert not marker.exists() and summarize(r.trace)["error_count"] == 1
