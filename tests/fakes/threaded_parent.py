@@ -23,8 +23,8 @@ tag, ready, threads = sys.argv[1], sys.argv[2], int(sys.argv[3])
 forker = [sys.executable, os.path.join(os.path.dirname(__file__), "forker.py"), tag, ready, "hang"]
 for _ in range(threads):
     threading.Thread(target=time.sleep, args=(300,), daemon=True).start()
-threading.Thread(target=lambda: (subprocess.Popen(supervised(forker, None, None,
-                                                             Profile("target", writable=(os.path.dirname(ready),))),
+scratch = Profile("target", writable=(os.path.dirname(ready),))  # its ready files go there
+threading.Thread(target=lambda: (subprocess.Popen(supervised(forker, None, None, scratch),
                                                   start_new_session=True), time.sleep(300)),
                  daemon=True).start()
 time.sleep(300)
