@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -75,18 +76,31 @@ def prefect_api(tmp_path_factory) -> str:
     server.stop_server()
 
 
-@pytest.fixture(autouse=True)
-def _prefect_reads_this_tests_api():
+@contextmanager
+def _prefect_reads_the_environments_api():
     """Prefect reads its settings once, when first imported in a process: a test that
     imported it while another test's server was PREFECT_API_URL would leave every later
-    test of this worker talking to that (stopped) server. Each test's in-process Prefect
-    talks to the URL the environment names now."""
+    test of this worker talking to that (stopped) server. In-process Prefect talks to the
+    URL the environment names now."""
     url = os.environ.get("PREFECT_API_URL")
     if url and "prefect.settings" in sys.modules:
         from prefect.settings import PREFECT_API_URL, temporary_settings
         with temporary_settings(updates={PREFECT_API_URL: url}):
             yield
     else:
+        yield
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _prefect_reads_this_modules_api():
+    """The module's fixtures (a run read back once for many tests) too."""
+    with _prefect_reads_the_environments_api():
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _prefect_reads_this_tests_api():
+    with _prefect_reads_the_environments_api():
         yield
 
 
