@@ -24,7 +24,6 @@ from agentv.flows.artifacts.case_details import flow_run_ui_url
 from agentv.flows.artifacts.case_pages import CasePages
 from agentv.flows.artifacts.outcome import run_info
 from agentv.flows.artifacts.publish import case_pages, publish_results
-from agentv.flows.artifacts.view_link import publish_view_link
 from agentv.flows.prefect.jsonflow import json_flow
 from agentv.flows.prefect.recording import run_logger
 from agentv.flows.prefect.scrubbed import PERSIST, scrub_errors
@@ -145,7 +144,6 @@ async def _eval(run: Run) -> Any:
     from agentv.tasks.results.run_meta import run_metadata
     run.opened = True  # from now on the flow run records the run
     run.arm_signals()
-    await publish_view_link(run.writer.path, run.plan, run.recording)  # 1st artifact
     await run.recording.call(plan_stage, run)
     await run.recording.call(preflight_stage, run)
     started = run.started or time.perf_counter()  # the console's clock
