@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
+import threading
 import time
+from contextlib import suppress
 from dataclasses import asdict
 from typing import Any, Callable
 
@@ -54,7 +55,7 @@ def execute(run: Run, log: Log = to_stderr) -> dict[str, Any]:
         result = run.outcome if run.outcome is not None else final.result()
         return {**result, "prefect_lost": recording.lost}
     finally:
-        if "prefect.logging.handlers" in sys.modules and not recording.lost:
+        if recording.prefect_ready and not recording.lost:
             from prefect.logging.handlers import APILogWorker
             APILogWorker.drain_all(timeout=5)  # the run's logs reach the API before we return
 
@@ -72,7 +73,11 @@ async def _run_flow(run: Run, log: Log) -> Any:
         url = os.environ.get("PREFECT_API_URL")
         watch = asyncio.ensure_future(run.recording.watch(url)) if url else None
         try:
-            flow, tags = await asyncio.to_thread(_prefect_flow, run.plan)
+            prefect = await _prefect_unless_stopped(run)
+            if prefect is None:  # stopped first: the run ends without Prefect
+                await _finish_unrecorded(run)
+                return None
+            flow, tags = prefect
             run.recording.prefect_imported()
             from agentv.flows.prefect.preload import drop_gate_echo
             drop_gate_echo(run.plan.options.verbose)
@@ -93,6 +98,53 @@ async def _run_flow(run: Run, log: Log) -> Any:
         finally:
             if watch is not None:
                 watch.cancel()
+
+
+async def _prefect_unless_stopped(run: Run) -> Any:
+    """``_prefect_flow`` (Prefect imported on a daemon thread), or None when the run is told
+    to stop first: a stop obeyed in seconds does not wait for the import (a minute on a
+    loaded machine), nor does the process's exit."""
+    loop = asyncio.get_running_loop()
+    ready: asyncio.Future = loop.create_future()
+
+    def settle(result: Any, err: BaseException | None) -> None:
+        if not ready.done():
+            ready.set_exception(err) if err is not None else ready.set_result(result)
+
+    def load() -> None:
+        result, err = None, None
+        try:
+            result = _prefect_flow(run.plan)
+        except BaseException as caught:  # noqa: BLE001 - raised in the run's loop instead
+            err = caught
+        with suppress(RuntimeError):  # the loop is gone: the run ended without Prefect
+            loop.call_soon_threadsafe(settle, result, err)
+    threading.Thread(target=load, name="agentv-prefect-import", daemon=True).start()
+    while not ready.done():
+        if run.control.stopping:
+            return None
+        await asyncio.wait({ready}, timeout=0.1)
+    return ready.result()
+
+
+async def _finish_unrecorded(run: Run) -> None:
+    """A run stopped before its flow run began: its started cases finish (or are cancelled
+    after the grace period), then it is summarized from its records, as the flow would."""
+    from agentv.flows.artifacts.outcome import run_info
+    from agentv.flows.artifacts.run_summary import final_summary
+    await run.jobs.settle_started()
+    info = run_info(run.plan, run.ledger, getattr(run.jobs, "budget", None))
+    info.notes.append("stopped before its Prefect flow run began: the run is not in Prefect")
+    summary = await asyncio.to_thread(final_summary, run.writer.path, run.writer.sink,
+                                      run.plan.options, info)
+    control = run.control
+    run.outcome = {
+        "summary": summary, "results": str(run.writer.path), "errors": run.ledger.errors,
+        "warnings": run.ledger.warnings,
+        "wall_s": time.perf_counter() - (run.started or time.perf_counter()),
+        "flow_run_id": None, "flow_run_url": None, "interrupted": True,
+        "not_run": max(0, len(run.pending()) - run.writer.count), "signal": control.stop_signal,
+        "io_error": control.io_error, "gate_failures": summary.get("gate_failures") or []}
 
 
 def _prefect_flow(plan):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentv.flows.artifacts.publish import RunInfo
+from agentv.flows.artifacts.run_summary import RunInfo
 from agentv.flows.artifacts.sandbox_notes import sandbox_notes
 from agentv.flows.prefect.naming import suite_name
 from agentv.providers.heuristic_judge import OFFLINE_LABEL

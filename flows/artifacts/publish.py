@@ -20,8 +20,6 @@ written; without one (a merged file) a sink is fed the results file's records at
 from __future__ import annotations
 
 import asyncio
-import logging
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,51 +33,13 @@ from agentv.flows.artifacts.case_details import publish_case_details
 from agentv.flows.artifacts.case_pages import CasePages
 from agentv.flows.artifacts.case_table import suite_of
 from agentv.flows.artifacts.failures import publish_failures
+from agentv.flows.artifacts.run_summary import RunInfo, add_failures, per_target, sink_summary
 from agentv.flows.artifacts.table import create_table
 from agentv.flows.prefect.naming import artifact_key
 from agentv.flows.prefect.recording import Recording
-from agentv.tasks.load.gates import Gates
 from agentv.tasks.plan.plan import EvalOptions
-from agentv.tasks.results.gates import gate_failures
-from agentv.tasks.results.junit import write_junit
-from agentv.tasks.results.measures import OVERALL
 from agentv.tasks.results.sink import RunSink
 from agentv.tasks.results.summary_md import summary_markdown
-
-log = logging.getLogger("agentv.artifacts")
-
-
-@dataclass
-class RunInfo:
-    """What the flow knows beyond the records: each eval file's gates, notes to show."""
-
-    suite_gates: list[tuple[str, str, Gates]] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    failures: list[str] = field(default_factory=list)  # --threshold, --budget-usd
-
-
-def _junit(source: Path, out: str, files: dict[str, str]) -> None:
-    try:
-        files["junit"] = str(write_junit(source, out).resolve())
-    except OSError as err:
-        log.warning("could not write the JUnit file: %s", err.strerror or err)
-
-
-def _sink_summary(sink: RunSink, options: EvalOptions, info: RunInfo,
-                  files: dict[str, str]) -> dict[str, Any]:
-    """The Parquet file closed, and the summary the sink accumulated as it took the records."""
-    parquet = sink.finish()
-    if parquet is not None:
-        files["parquet"] = str(parquet.resolve())
-    elif sink.parquet is not None and sink.parquet.failed not in (None, "abandoned"):
-        log.warning("could not write the Parquet file: %s", sink.parquet.failed)
-    if options.junit:
-        _junit(parquet or Path(files["results"]), options.junit, files)
-    summary = sink.tally.summary()
-    summary["notes"] = list(info.notes)
-    summary["gate_failures"] = gate_failures(sink.tally, summary, options.gates,
-                                             info.suite_gates) + info.failures
-    return summary
 
 
 async def _case_table(key: str, description: str, rows: list[dict[str, Any]]) -> Any:
@@ -154,13 +114,11 @@ async def publish_results(results: str | Path, options: EvalOptions, wall_s: flo
     tables += _links(dict(files), suites, targets)  # the results file is complete
     creating: list[Any] = [asyncio.ensure_future(_sent(recording, c))
                            for c in tables]  # sent while we summarize
-    summary = await asyncio.to_thread(_sink_summary, sink, options, info, files)
+    summary = await asyncio.to_thread(sink_summary, sink, options, info, files)
     sent = frozenset({"results"})
     creating += [_sent(recording, c)
                  for c in _file_artifacts(summary, wall_s, files, suites, targets, sent)]
-    summary["counts"] = sink.failures.counts(summary.get("mean"))
-    summary["failures"] = [f.as_dict() for f in sink.failures.worst()]
-    summary["failed_total"] = sink.failures.failed + sink.failures.errored
+    add_failures(summary, sink)
     links = await publish_case_details(Path(results), sink.failures.worst(), recording)
     creating.append(_sent(recording, publish_failures(sink.failures, summary["counts"], suites,
                                                       targets, links)))
@@ -178,10 +136,3 @@ async def _sent(recording: Recording, artifact: Any) -> Any:
         artifact.close()
         return None
     return await recording.publish(lambda: artifact)
-
-
-def per_target(stats: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each target's overall row of the statistics (a matrix run: several targets)."""
-    rows = [{k: row[k] for k in ("target", "n", "mean", "pass_rate", "error_rate")}
-            for row in stats if row["evaluator"] == OVERALL]
-    return rows if len(rows) > 1 else []

@@ -121,6 +121,10 @@ class Recording:
         if self.lost is not None:
             self._no_retries()
 
+    @property
+    def prefect_ready(self) -> bool:
+        return self._prefect_ready
+
     def _no_retries(self) -> None:
         if not self._prefect_ready or self._retries is not None:
             return

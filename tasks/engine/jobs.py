@@ -179,6 +179,11 @@ class JobRunner:
         task = self.started.pop(job.key, None)
         return await (task if task is not None else self.run_one(job))
 
+    async def settle_started(self) -> None:
+        """Wait for what started (a head start's cases) to end: run, skipped while
+        stopping, or cancelled once the grace period is over."""
+        await asyncio.gather(*self.started.values(), return_exceptions=True)
+
     async def abandon_started(self) -> None:
         """Cancel what started and was never adopted (the flow did not run): not recorded,
         resumable."""

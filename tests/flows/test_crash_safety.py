@@ -85,7 +85,7 @@ def test_ctrl_c_stops_flushes_summarizes_and_exits_130(prefect_api, tmp_path):
     assert proc.returncode == 130, stderr
     recorded = keys(out)
     assert 4 <= len(recorded) < 40 and len(set(recorded)) == len(recorded)
-    assert "SUMMARY" in stdout and f"total cases: {len(recorded)}" in stdout
+    assert "SUMMARY" in stdout and f"total cases: {len(recorded)}" in stdout, stderr
     assert "--resume" in stdout
     assert "Traceback" not in stderr
 
@@ -245,7 +245,7 @@ def test_sigterm_stops_flushes_summarizes_and_exits_143(prefect_api, tmp_path):
     assert proc.returncode == 143, stderr
     recorded = keys(out)
     assert 4 <= len(recorded) < 40 and len(set(recorded)) == len(recorded)
-    assert "SUMMARY" in stdout and f"total cases: {len(recorded)}" in stdout
+    assert "SUMMARY" in stdout and f"total cases: {len(recorded)}" in stdout, stderr
     assert f"--resume {out}" in stdout
     assert "terminated (SIGTERM)" in stderr and "Traceback" not in stderr
 

@@ -1,0 +1,122 @@
+"""Signals on a loaded machine: with a CPU hog keeping 20 processes runnable on the cores,
+SIGTERM still stops a run within its grace period plus 2 s (starting at most its workers'
+worth of cases after it), and kill -9 then ``--resume`` still loses and repeats nothing.
+Everything is measured from outside the run: the stub counts the calls it gets, the test
+times the exit."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from agentv.tasks.engine.jobs import INTERRUPT_GRACE_S
+from tests.conftest import ROOT
+from tests.stub_llm import start_stub
+
+HOGS = 20
+CASES = 500
+WORKERS = 8
+
+
+@pytest.fixture
+def cpu_hog() -> Iterator[None]:
+    """20 busy loops: a load of 20 on this machine's cores for as long as the test runs."""
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(HOGS)]
+    try:
+        time.sleep(1.0)
+        yield
+    finally:
+        for hog in hogs:
+            hog.kill()
+        for hog in hogs:
+            hog.wait()
+
+
+@pytest.fixture
+def stub() -> Iterator[tuple[str, object]]:
+    base_url, server = start_stub(latency_ms=100)
+    try:
+        yield base_url, server
+    finally:
+        server.stop()
+
+
+def _suite(root: Path, base_url: str, cases: int = CASES) -> Path:
+    (root / "targets.yaml").write_text(
+        "$schema: agentv-targets-v2\ntargets:\n  - name: default\n    provider: openai\n"
+        f"    model: m\n    base_url: {base_url}\n    api_key: sk-test-1234\n")
+    rows = ["$schema: agentv-eval-v2", "evalcases:"]
+    for i in range(cases):
+        rows += [f"  - id: c{i:03d}", f"    input: 'case {i}'", "    evaluators:",
+                 "      - {name: answered, type: contains, value: stub}"]
+    (root / "e.yaml").write_text("\n".join(rows) + "\n")
+    return root / "e.yaml"
+
+
+def _start(args: list[str], cwd: Path) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen([sys.executable, "-m", "agentv", *args], cwd=cwd, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _wait_for_lines(path: Path, n: int, timeout: float = 300) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if path.exists() and path.read_text().count("\n") >= n:
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"{path} never reached {n} lines")
+
+
+def _keys(path: Path) -> list[str]:
+    """The case keys of the whole lines (a kill -9 may leave a torn last one)."""
+    whole = path.read_text().rpartition("\n")[0]
+    return [json.loads(line)["case_key"] for line in whole.splitlines() if line.strip()]
+
+
+@pytest.mark.slow
+def test_sigterm_on_a_loaded_machine_stops_within_the_grace(prefect_api, tmp_path, stub,
+                                                            cpu_hog):
+    base_url, server = stub
+    out = tmp_path / "r.jsonl"
+    proc = _start(["eval", str(_suite(tmp_path, base_url)), "--workers", str(WORKERS),
+                   "--out", str(out)], tmp_path)
+    _wait_for_lines(out, 50)
+    proc.send_signal(signal.SIGTERM)
+    signalled = time.monotonic()
+    stdout, stderr = proc.communicate(timeout=120)
+    took = time.monotonic() - signalled
+    assert proc.returncode == 143, stderr
+    assert took <= INTERRUPT_GRACE_S + 2, (took, stderr[-2000:])
+    started_after = [r for r in server.completions() if r.at > signalled]
+    assert len(started_after) <= WORKERS, len(started_after)
+    recorded = _keys(out)
+    assert len(recorded) == len(set(recorded)) < CASES
+    assert f"total cases: {len(recorded)}" in stdout and "Traceback" not in stderr
+
+
+@pytest.mark.slow
+def test_kill_9_then_resume_on_a_loaded_machine_loses_and_repeats_nothing(
+        prefect_api, tmp_path, stub, cpu_hog):
+    base_url, server = stub
+    suite, out = _suite(tmp_path, base_url, 150), tmp_path / "r.jsonl"
+    proc = _start(["eval", str(suite), "--workers", str(WORKERS), "--out", str(out)], tmp_path)
+    _wait_for_lines(out, 50)
+    proc.kill()
+    proc.wait()
+    before = _keys(out)
+    proc = _start(["eval", str(suite), "--workers", str(WORKERS), "--resume", str(out)],
+                  tmp_path)
+    stdout, stderr = proc.communicate(timeout=600)
+    assert proc.returncode == 0, stderr[-2000:]
+    after = _keys(out)
+    assert len(after) == len(set(after)) == 150
+    assert after[:len(before)] == before
+    assert len(server.completions()) <= 150 + WORKERS  # at most the calls in flight, again
