@@ -3,6 +3,7 @@
     .venv/bin/python tests/benchmarks/bench_realistic.py                  # N=5000, 50 workers
     .venv/bin/python tests/benchmarks/bench_realistic.py --n 1000 --routes azure,anthropic
     .venv/bin/python tests/benchmarks/bench_realistic.py --n 2000 --routes openai --shared-slots 50
+    .venv/bin/python tests/benchmarks/bench_realistic.py --n 2000 --routes openai --no-sandbox
 
 For each route (openai, azure, anthropic, gemini) it starts the loopback stub
 (tests/stub_llm.py) in its own process with a seeded lognormal latency (p50 300 ms,
@@ -140,6 +141,7 @@ def run_route(route: str, args) -> dict:
         srv0 = server_cpu_s(args.root)
         cmd = [PY, "-m", "agentv.flows.eval", str(eval_file), "--targets", str(d / "targets.yaml"),
                "--workers", str(args.workers), "--out", str(out)]
+        cmd += ["--no-sandbox"] if args.no_sandbox else []
         done = subprocess.run([PY, __file__, "--measure", *cmd], cwd=args.root,
                               capture_output=True, text=True,
                               env={**os.environ, "PYTHONPATH": str(args.root)})
@@ -184,6 +186,8 @@ def main() -> None:
     p.add_argument("--p50-ms", type=float, default=300.0)
     p.add_argument("--p99-ms", type=float, default=2000.0)
     p.add_argument("--root", type=Path, default=ROOT, help="the agentv checkout to run")
+    p.add_argument("--no-sandbox", action="store_true",
+                   help="run agentv with --no-sandbox (the sandbox's share of the profile)")
     p.add_argument("--serve-stub", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--measure", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     args = p.parse_args()
