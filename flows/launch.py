@@ -135,6 +135,7 @@ async def _finish_unrecorded(run: Run) -> None:
     await run.jobs.settle_started()
     info = run_info(run.plan, run.ledger, getattr(run.jobs, "budget", None))
     info.notes.append("stopped before its Prefect flow run began: the run is not in Prefect")
+    info.io_error = run.control.io_error
     summary = await asyncio.to_thread(final_summary, run.writer.path, run.writer.sink,
                                       run.plan.options, info)
     control = run.control

@@ -58,6 +58,7 @@ async def summarize_stage(run: Run, wall_s: float,
     the run's artifacts."""
     info = run_info(run.plan, run.ledger, getattr(run.jobs, "budget", None))
     info.notes.extend(throttling(run.runtimes))  # "openai-prod throttled: window 8→2, …"
+    info.io_error = run.control.io_error
     return await publish_results(run.writer.path, run.plan.options, wall_s, info,
                                  sink=run.writer.sink, pages=pages,
                                  recording=run.recording)

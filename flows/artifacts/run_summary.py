@@ -26,6 +26,7 @@ class RunInfo:
     suite_gates: list[tuple[str, str, Gates]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)  # --threshold, --budget-usd
+    io_error: str | None = None  # the results file could not be written (the error line)
 
 
 def _junit(source: Path, out: str, files: dict[str, str]) -> None:
@@ -42,11 +43,15 @@ def sink_summary(sink: RunSink, options: EvalOptions, info: RunInfo,
     if parquet is not None:
         files["parquet"] = str(parquet.resolve())
     elif sink.parquet is not None and sink.parquet.failed not in (None, "abandoned"):
-        log.warning("could not write the Parquet file: %s", sink.parquet.failed)
+        failed = f"could not write the Parquet file: {sink.parquet.failed}"
+        if info.io_error is None:
+            log.warning("%s", failed)
+        else:  # the same cause as the run's one error line: a note, not a line before it
+            info.notes.append(failed)
     if options.junit:
         _junit(parquet or Path(files["results"]), options.junit, files)
     summary = sink.tally.summary()
-    summary["notes"] = list(info.notes)
+    summary["notes"] = list(info.notes)  # (with the Parquet file's failure, if any)
     summary["gate_failures"] = gate_failures(sink.tally, summary, options.gates,
                                              info.suite_gates) + info.failures
     return summary

@@ -256,6 +256,8 @@ def _check_disk_full_run(proc: subprocess.CompletedProcess, out: Path, f: Path, 
     assert proc.returncode == 2, proc.stderr
     errors = [l for l in proc.stderr.splitlines() if l.startswith("error:")]
     assert len(errors) == 1 and "cannot write results" in errors[0], proc.stderr
+    before = proc.stderr[:proc.stderr.index(errors[0])]
+    assert "WARNING" not in before and "arquet" not in before, proc.stderr  # the error first
     assert "Traceback" not in proc.stderr
     recorded = keys(out)  # every line whole: nothing torn
     assert 0 < len(recorded) < n
