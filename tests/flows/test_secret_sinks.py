@@ -61,6 +61,9 @@ VECTORS["PREFECT_API_URL password -> Prefect's 'View at' lines"] = \
     VECTORS["PREFECT_API_URL password -> answer"] = \
     VECTORS["PREFECT_API_URL password -> agentv's flow-run link"]
 V = list(VECTORS.values())
+#: partial echoes: 20 characters from the middle of a secret (issue #38: any run of >= 12)
+PARTS = {".env value, 20 of its characters -> code_judge details": V[8][5:25],
+         "cli env token, 20 of its characters -> answer": V[18][5:25]}
 
 JUDGE = """import json, os, sys
 from urllib.parse import urlsplit
@@ -69,6 +72,8 @@ mode, shown = sys.argv[1], {}
 for arg in sys.argv[2:]:
     where, name = arg.split('=')
     value = os.environ.get(name.removeprefix('pw:'), 'MISSING-' + name)
+    if name.startswith('part:'):
+        value = os.environ.get(name.removeprefix('part:'), 'MISSING-' + name)[5:25]
     shown[where] = urlsplit(value).password if name.startswith('pw:') else value
 if mode == 'fail':
     print('judge broke: ' + shown['err'], file=sys.stderr)
@@ -88,6 +93,7 @@ if 'fail' in sys.argv[1]:
     print('agent failed, service ' + os.environ.get('SERVICE_URL', ''), file=sys.stderr)
     sys.exit(1)
 print('agent answer: ' + seen)
+print('partial ' + os.environ.get('AGENT_TOKEN', '')[5:25])
 """
 
 
@@ -168,7 +174,7 @@ targets:
                    hit="MEMBER_HIT")
     low = judge("low", root, {"LOW_VAL": V[7], "FROM_DOTENV": "${{ DOTENV_PLAIN }}",
                               "DB_URL": f"postgres://db:{V[9]}@db.internal/x"},
-                reason="LOW_VAL", hit="FROM_DOTENV", miss="pw:DB_URL")
+                reason="LOW_VAL", hit="FROM_DOTENV", miss="pw:DB_URL", detail="part:FROM_DOTENV")
     composite = json.dumps({"type": "composite", "name": "combo", "evaluators": [
         json.loads(member), {"type": "contains", "value": "query"}]})
     (root / "e.yaml").write_text(f"""$schema: agentv-eval-v2
@@ -197,7 +203,7 @@ def with_userinfo(url: str, password: str) -> str:
 
 def leaks(data: str | bytes) -> list[str]:
     text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
-    return [name for name, canary in VECTORS.items() if canary in text]
+    return [name for name, canary in [*VECTORS.items(), *PARTS.items()] if canary in text]
 
 
 @pytest.mark.slow
@@ -270,6 +276,7 @@ def happened(out: Path, echo: EchoWire, console: str) -> None:
     low = next(e for n, e in by_name.items() if n.startswith("cj-low"))
     assert (low["score"], low["reasoning"], low["hits"], low["misses"]) == \
         (0, "saw ***", ["hit ***"], ["miss ***"])
+    assert low["details"]["deep"]["value"] == "***"  # 20 characters of a .env secret
     assert by_name["llm_judge"].get("error")  # the echo is no verdict: its text is in the error
     paths = [p for p, _ in echo.seen]
     assert "/v1/chat/completions" in paths and "/v1/messages" in paths  # query after the path
@@ -278,6 +285,7 @@ def happened(out: Path, echo: EchoWire, console: str) -> None:
     basic = records["basic"]["candidate_answer"]
     assert "auth basic ***" in basic and "sig=***" in basic and "x-api-key ***" in basic
     agent = records["agent-ok"]["candidate_answer"]
+    assert "partial ***" in agent, agent  # 20 characters of its token
     # credentialed URLs the agent was not given (its environment is an allow-list) never reach
     # it; any that do are masked
     for scheme, host in (("redis", ""), ("https", "svc"), ("http", "127")):
