@@ -67,7 +67,9 @@ def start_view(sources: list[str], port: int | None = None) -> str:
                              str(port), "--cache", str(home / "view-index.json"), *sources],
                             stdout=log, stderr=subprocess.STDOUT,
                             stdin=subprocess.DEVNULL, start_new_session=True)
-    _state_file().write_text(json.dumps({"pid": proc.pid, "url": url, "sources": sources}))
+    from agentv.flows.prefect.server import started_at
+    _state_file().write_text(json.dumps({"pid": proc.pid, "started": started_at(proc.pid),
+                                         "url": url, "sources": sources}))
     deadline = time.monotonic() + START_TIMEOUT_S
     while time.monotonic() < deadline:
         if healthy(url):

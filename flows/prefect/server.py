@@ -156,7 +156,8 @@ def start_server(wait: bool = True) -> str:
             start_new_session=True)
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, held)
-    _state_file().write_text(json.dumps({"pid": proc.pid, "api_url": url, "port": port,
+    _state_file().write_text(json.dumps({"pid": proc.pid, "started": started_at(proc.pid),
+                                         "api_url": url, "port": port,
                                          "ui_url": f"http://127.0.0.1:{port}",
                                          "database": str(database) if database else None}))
     if wait:
@@ -187,6 +188,17 @@ def _compact_before_start(database: Path | None) -> None:
         pass
 
 
+def started_at(pid: int) -> int | None:
+    """When process ``pid`` started (clock ticks since boot, /proc/PID/stat): with the pid,
+    it names one process, so a stop never signals a later process that reuses the pid."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read()
+    except OSError:
+        return None
+    return int(stat[stat.rfind(b")") + 2:].split()[19])
+
+
 def stop_server() -> bool:
     return stop_recorded(read_state(), _state_file())
 
@@ -197,7 +209,8 @@ def stop_recorded(state: dict | None, state_file: Path) -> bool:
     if not state:
         return False
     try:
-        os.killpg(state["pid"], signal.SIGTERM)
+        if state.get("started") in (None, started_at(state["pid"])):  # not a reused pid
+            os.killpg(state["pid"], signal.SIGTERM)
     except (ProcessLookupError, PermissionError, KeyError):
         pass
     state_file.unlink(missing_ok=True)
