@@ -55,8 +55,12 @@ class HeldSigterm:
         self._thread.start()
 
     def _watch(self) -> None:
+        # every signal blocked here: none interrupts the wait (CPython's sigtimedwait,
+        # interrupted past its timeout, returns an unfilled siginfo instead of None)
+        signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
         while not self._done.is_set():
-            if signal.sigtimedwait({signal.SIGTERM}, 0.1) is None:
+            got = signal.sigtimedwait({signal.SIGTERM}, 0.1)
+            if got is None or got.si_signo != signal.SIGTERM:
                 continue
             handler = self.handler
             if handler is None:  # nothing runs yet: SIGTERM does what it would have done

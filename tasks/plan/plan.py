@@ -18,6 +18,7 @@ from agentv.tasks.load.files import EvalCase, EvalSuite, load_suite
 from agentv.tasks.load.redact import register_dotenv, register_environment
 from agentv.tasks.load.selection import TargetFiles, TargetResolver
 from agentv.tasks.load.targets import select_target_name
+from agentv.tasks.plan.consent import consent_warnings
 from agentv.tasks.plan.expand import Job
 from agentv.tasks.plan.judges import judge_errors
 from agentv.tasks.plan.options import EvalOptions, parse_workers
@@ -146,6 +147,8 @@ def build_plan(opts: EvalOptions, warn: Callable[[str], None] | None = None) -> 
             emit(f"{s.path}:1: no $schema (inferred an eval file; add the line "
                  "'$schema: agentv-eval-v2')")
     suites = _tagged(suites, opts)
+    for warning in consent_warnings(suites, opts.allow_path):  # what the sandbox allows
+        emit(warning)
     files_of = TargetFiles(opts, emit)
     resolver = TargetResolver(opts, emit)
     jobs: list[Job] = []

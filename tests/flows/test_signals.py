@@ -138,3 +138,30 @@ def test_kill_9_on_a_loaded_machine_then_resume_loses_and_repeats_nothing(
     assert len(after) == len(set(after)) == 60
     assert after[:len(before)] == before
     assert len(server.completions()) <= 60 + WORKERS  # at most the calls in flight, again
+
+
+def test_a_held_sigterm_reaches_the_run_at_once_and_nothing_else_does():
+    """While SIGTERM is held, the watcher hands a real one to the run's handler at once, and
+    only a real one: other signals (a storm of SIGCHLD from exiting children) never look like
+    it."""
+    from agentv.tasks.engine.jobs import RunControl
+    control, said = RunControl(), []
+    chld = signal.signal(signal.SIGCHLD, lambda *_: None)  # as a child watcher has it
+    try:
+        _stop_on_sigterm_only(control, said)
+    finally:
+        signal.signal(signal.SIGCHLD, chld)
+    assert control.stop_signal == signal.SIGTERM and "terminated (SIGTERM)" in said[0]
+
+
+def _stop_on_sigterm_only(control, said: list) -> None:
+    from agentv.flows.signals import interrupt_handler, sigterm_held
+    with sigterm_held(), interrupt_handler(control, said.append):
+        deadline = time.monotonic() + 1.5
+        while time.monotonic() < deadline:  # children exit: SIGCHLD, again and again
+            subprocess.run(["true"], check=True)
+        assert not control.stopping and said == []
+        os.kill(os.getpid(), signal.SIGTERM)
+        deadline = time.monotonic() + 2
+        while not control.stopping and time.monotonic() < deadline:
+            time.sleep(0.01)
