@@ -3,7 +3,12 @@
 Members run at once; ``aggregator`` is ``weighted_average`` (default; ``weights`` by member
 name, default 1) or ``threshold`` (the share of members whose verdict is pass; the composite
 passes at ``threshold`` or more). Members that skipped (a judge that could not grade) are left
-out; when all skipped, the composite skips. As AgentV 4.42.4 (``graders/composite.ts``).
+out; when all skipped, the composite skips. Members run as written: their own ``negate``,
+``required``, ``min_score`` and ``weight`` are not applied (AgentV applies them to a test's
+assertions only; a member's weight is the aggregator's ``weights`` entry). An error in a
+deterministic member (a regex JavaScript rejects) fails the whole composite — it scores 0 as
+an evaluator error — as AgentV's composite throws; judges and scripts keep theirs. As AgentV
+4.42.4 (``graders/composite.ts``).
 """
 from __future__ import annotations
 
@@ -30,6 +35,23 @@ class Aggregator(NumbersNotText):
         return self.type == "llm_grader"
 
 
+#: the graders AgentV runs in-process without catching: an error in one rejects the composite
+THROWING = frozenset({"contains", "icontains", "contains-any", "contains-all", "icontains-any",
+                      "icontains-all", "starts-with", "ends-with", "equals", "regex", "is-json",
+                      "field-accuracy", "latency", "cost", "token-usage", "execution-metrics",
+                      "tool-trajectory", "composite"})
+
+
+async def run_member(member: Any, ctx: EvalContext) -> EvaluatorResult:
+    """The member as AgentV runs it: its inner grader under its name and type, without its
+    own ``negate`` (nor weight, required, min_score); a deterministic grader's error raises."""
+    inner = getattr(member, "inner", member)
+    kind = member.type or inner.type
+    result = await (inner.evaluate(ctx) if kind in THROWING else run_evaluator(inner, ctx))
+    result.name, result.type = member.label, kind
+    return result
+
+
 class AssertSet(Evaluator):
     """Member assertions scored as one (`aggregator`: weighted_average with `weights`, or
     threshold: the share of passing members)."""
@@ -38,7 +60,12 @@ class AssertSet(Evaluator):
     aggregator: Aggregator = Field(default_factory=Aggregator)
 
     async def evaluate(self, ctx: EvalContext) -> EvaluatorResult:
-        results = list(await asyncio.gather(*(run_evaluator(m, ctx) for m in self.members)))
+        done = await asyncio.gather(*(run_member(m, ctx) for m in self.members),
+                                    return_exceptions=True)
+        for outcome in done:  # AgentV's Promise.all: the composite itself fails
+            if isinstance(outcome, BaseException):
+                raise outcome
+        results: list[EvaluatorResult] = [r for r in done if isinstance(r, EvaluatorResult)]
         verdicts = [grader_verdict(r) for r in results]
         kept = [(r, v) for r, v in zip(results, verdicts) if v != "skip"]
         if not kept:

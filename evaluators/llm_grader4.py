@@ -102,7 +102,7 @@ class LlmGrader4(Evaluator):
         return TEMPLATE, text  # bare inline criteria
 
     async def scripted(self, ctx: EvalContext) -> str:
-        from agentv.evaluators.code_grader import grader_payload
+        from agentv.evaluators.code import grader_payload
         from agentv.providers.process.environment import child_env
         from agentv.providers.process.supervision import run_process
         assert isinstance(self.prompt, PromptScript)

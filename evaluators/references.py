@@ -58,10 +58,10 @@ def references(evaluator: Evaluator) -> list[Reference]:
     script_prompt = getattr(getattr(evaluator, "prompt", None), "command", None)
     if script_prompt is not None:  # llm-grader's {command: [...]}: runs in the eval's folder
         found += _script_refs("prompt.command", script_prompt, base, None)
-    for field in ("script", "command"):
-        if getattr(evaluator, field, None) is not None:
-            found += _script_refs(field, getattr(evaluator, field), base,
-                                  getattr(evaluator, "cwd", None))
+    script = getattr(evaluator, "script", None)  # a code judge's (4.x spells it `command`)
+    if script is not None:
+        found += _script_refs(getattr(evaluator, "command_key", "script"), script, base,
+                              getattr(evaluator, "cwd", None))
     aggregator = getattr(evaluator, "aggregator", None)
     if getattr(aggregator, "path", None):
         found += _script_refs("aggregator.path", aggregator.path, base,  # type: ignore[union-attr]

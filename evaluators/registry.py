@@ -77,13 +77,13 @@ AGENTV4_EVALUATORS: dict[str, str] = {
     "equals": "agentv.evaluators.text_assertions:Equals",
     "regex": "agentv.evaluators.text_assertions:Regex",
     "is-json": "agentv.evaluators.text_assertions:IsJson",
-    "code-grader": "agentv.evaluators.code_grader:CodeGrader",
+    "code-grader": V2["code_judge"],
     "latency": V2["latency"],
     "cost": V2["cost"],
     "token-usage": V2["token_usage"],
     "execution-metrics": V2["execution_metrics"],
     "field-accuracy": V2["field_accuracy"],
-    "tool-trajectory": "agentv.evaluators.trajectory4:ToolTrajectory4",
+    "tool-trajectory": V2["tool_trajectory"],
     "llm-grader": "agentv.evaluators.llm_grader4:LlmGrader4",
     "rubrics": V2["rubric"],
     "skill-trigger": "agentv.evaluators.skill_trigger:SkillTrigger",
@@ -175,10 +175,10 @@ def check_references(evaluator: Evaluator, where: str, contain: PathCheck | None
                                                "prompt file not found"), where, "prompt") from None
         except (OSError, UnicodeDecodeError) as err:
             raise ConfigError(f"cannot read prompt file: {err}", where, "prompt") from None
-    field = "script" if getattr(evaluator, "script", None) is not None else "command"
-    script = getattr(evaluator, field, None)  # a code judge's script, a code-grader's command
+    script = getattr(evaluator, "script", None)  # a code judge's / code-grader's command
     if script is None:
         return
+    field = getattr(evaluator, "command_key", "script")  # as the suite's generation spells it
     base = Path(evaluator.base_dir)
     cwd_setting = getattr(evaluator, "cwd", None)
     cwd = base / cwd_setting if isinstance(cwd_setting, str) else base

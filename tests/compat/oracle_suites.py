@@ -1,8 +1,10 @@
 """Random AgentV 4.x suites for the oracle (tests/compat/test_oracle.py): hypothesis strategies
 that build eval files from AgentV 4.42.4's catalogue of deterministic assertion kinds — text
 checks, regex, is-json, field-accuracy, the trace budgets (latency, cost, token-usage,
-execution-metrics) and tool-trajectory — with random options, ``required``, weights,
-``negate``, names, thresholds, suite defaults and ``skip_defaults``, and each test's answer:
+execution-metrics), tool-trajectory and composites of them (weighted_average, threshold) —
+with random options, ``required``, weights, ``negate``, names, thresholds, suite defaults and
+``skip_defaults``, per-test ``vars`` in input and assertion values, multi-turn inputs, and
+each test's answer:
 what the deterministic ``cli`` agent (oracle_agent.py) writes for that test id (plain text, or a
 JSON reply with messages, tool calls, token usage, cost and duration)."""
 from __future__ import annotations
@@ -187,14 +189,61 @@ def trace_answer(draw) -> dict:
 
 
 @st.composite
+def composite_assertion(draw, member: st.SearchStrategy) -> dict:
+    """AgentV 4.x ``composite``: members (named, for the weights) and an aggregator."""
+    members = draw(st.lists(member, min_size=1, max_size=3))
+    for index, one in enumerate(members):
+        one["name"] = f"m{index}"
+    out: dict = {"type": "composite", "name": draw(st.sampled_from(["gate", "combo"])),
+                 "assertions": members}
+    # (always an aggregator: one without is refused, docs/formats.md's deviations)
+    kind = draw(st.sampled_from(["weighted_average", "weighted_average", "threshold"]))
+    if kind == "weighted_average":
+        out["aggregator"] = {"type": kind}
+        if draw(st.booleans()):
+            out["aggregator"]["weights"] = {m["name"]: draw(st.sampled_from([0, 0.3, 1, 2]))
+                                            for m in members}
+    else:
+        out["aggregator"] = {"type": kind, "threshold": draw(st.sampled_from([0, 0.5, 1]))}
+    return out
+
+
+def with_vars(draw, test: dict, assertions: list[dict]) -> None:
+    """``vars``: a word put into the input and into a text assertion's value as
+    ``{{word}}``."""
+    word = draw(st.sampled_from([w for w in WORDS if w.strip()]))
+    test["vars"] = {"word": word}
+    test["input"] = test["input"][:-1] + " about {{word}}."
+    texts = [a for a in assertions if isinstance(a.get("value"), str)]
+    if texts:
+        draw(st.sampled_from(texts))["value"] = draw(st.sampled_from(["{{word}}",
+                                                                      "{{ word }}"]))
+
+
+def multi_turn(draw, text: str) -> list[dict]:
+    turns = [{"role": "user", "content": text}]
+    if draw(st.booleans()):
+        turns = [{"role": "user", "content": "Hi."},
+                 {"role": "assistant", "content": "Hello."}, *turns]
+    if draw(st.booleans()):
+        turns.insert(0, {"role": "system", "content": "Be brief."})
+    return turns
+
+
+@st.composite
 def one_test(draw, test_id: str, with_defaults: bool) -> tuple[dict, object]:
     traced = draw(st.integers(0, 2)) == 0
     answer: object = draw(trace_answer()) if traced else draw(st.sampled_from(TEXTS))
     if draw(st.integers(0, 19)) == 0:
         answer = {"exit": 3}  # the agent fails
     kinds = st.one_of(text_assertion(), trace_assertion()) if traced else text_assertion()
+    kinds = st.one_of(kinds, kinds, kinds, composite_assertion(kinds))
     assertions = draw(st.lists(kinds, min_size=0 if with_defaults else 1, max_size=5))
     test: dict = {"id": test_id, "input": f"Answer case {test_id}."}
+    if draw(st.integers(0, 4)) == 0:
+        with_vars(draw, test, assertions)
+    if draw(st.integers(0, 5)) == 0:
+        test["input"] = multi_turn(draw, test["input"])
     if not traced and draw(st.integers(0, 4)) == 0:  # a JSON answer graded field by field
         answer = json.dumps(draw(st.sampled_from([INVOICE, {**INVOICE, "total": 99.9},
                                                   {"invoice": "INV-2", "date": "15/01/2025"}])))

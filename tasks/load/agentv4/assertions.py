@@ -95,6 +95,18 @@ def valid_fields(fields: Any) -> list:
             and f["path"] and f.get("match") in FIELD_MATCHES]
 
 
+def code_grader_settings(config: dict) -> dict:
+    """4.42.4's code-grader: `script` is `command`'s old name; `env` is no setting of its, so
+    it reaches the script in `config` as any other unknown key does."""
+    out = {k: v for k, v in config.items() if k not in ("script", "env")}
+    if "command" not in config and "script" in config:
+        out["command"] = config["script"]
+    given = config.get("config") or {}
+    if "env" in config and isinstance(given, dict):  # else `config` is refused as it is
+        out["config"] = {"env": config["env"], **given}
+    return out
+
+
 def custom_script(kind: str, base_dir: Path) -> Path | None:
     """``.agentv/assertions/<kind>.ts|js|mts|mjs`` in the eval file's folder or above."""
     for folder in (base_dir, *base_dir.parents):
@@ -147,11 +159,17 @@ class AssertionBuilder:
         return built
 
     def skipped(self, raw: Any, line: int) -> bool:
-        """What AgentV 4.42.4's loader drops with a warning (``skip_reason``) is an error:
-        an assertion missing its value would silently leave the test's score to the rest."""
+        """What AgentV 4.42.4's loader drops with a warning (``skip_reason``; a composite
+        without an ``aggregator`` or its ``type``) is an error: an assertion missing its
+        value would silently leave the test's score to the rest."""
         if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
             return False
         kind = raw["type"].replace("_", "-")
+        aggregator = raw.get("aggregator")
+        if kind in COMPOSITES and not (isinstance(aggregator, dict) and "type" in aggregator):
+            raise ConfigError("composite assertion: no aggregator type (AgentV 4.42.4 would "
+                              "skip the composite; give one: weighted_average, threshold, "
+                              "code-grader or llm-grader)", self.at(line), "aggregator")
         why = skip_reason(kind, raw)
         if why:  # AgentV 4.42.4 drops it with a warning and the score changes: an error here
             named = why.split("'")[1] if why.count("'") >= 2 else kind
@@ -214,9 +232,8 @@ class AssertionBuilder:
             kept = {k: v for k, v in config.items() if k != "aggregation"
                     or v in ("weighted_average", "all_or_nothing")}
             return {**kept, "fields": valid_fields(config.get("fields"))}
-        if kind == "code-grader" and "command" not in config and "script" in config:
-            return {**{k: v for k, v in config.items() if k != "script"},
-                    "command": config["script"]}
+        if kind == "code-grader":
+            return code_grader_settings(config)
         return config
 
     def composite(self, config: dict, line: int) -> Evaluator:
