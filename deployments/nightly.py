@@ -10,6 +10,10 @@ suites, from ``<out_dir>/index.jsonl``: tasks/results/baselines.py), ``target``,
 ``prefect_tasks`` (``batch``, or ``case``: two task runs per case in the run graph) and
 the quality gates ``fail_under``, ``min_pass_rate``, ``fail_on_error`` (tasks/load/gates.py).
 
+The comparison is published as markdown (``agentv-nightly-compare``) and as a table of the
+regressed cases, each linking its page in the eval viewer (``agentv-nightly-regressions``:
+regressions.py).
+
 The run fails — before any case runs — when a suite or the baseline is missing. It ends
 Failed when the 95% CI of the mean score delta lies wholly below ``-threshold``
 (``agentv compare --fail-on-regression``), so noise does not page anyone, or when a
@@ -30,6 +34,7 @@ from prefect import flow
 from prefect.artifacts import acreate_link_artifact, acreate_markdown_artifact
 from prefect.states import Failed
 
+from agentv.deployments.regressions import comparison_markdown, publish_regressions
 from agentv.deployments.runs import (
     check_parameters,
     eval_options,
@@ -42,7 +47,7 @@ from agentv.flows.prefect.naming import run_name, suite_name
 from agentv.flows.prefect.scrubbed import PERSIST, scrub_errors
 from agentv.providers.errors import ConfigError
 from agentv.tasks.results.baselines import find_baseline, index_path, record_run, run_key
-from agentv.tasks.results.compare import DEFAULT_THRESHOLD, compare_files, format_table
+from agentv.tasks.results.compare import DEFAULT_THRESHOLD, compare_files
 
 COMPARE_KEY = "agentv-nightly-compare"
 PREFECT_YAML = Path(__file__).with_name("prefect.yaml")
@@ -50,17 +55,6 @@ NO_BASELINE = ("NO BASELINE: this nightly compares nothing and cannot catch a re
                "no pinned or successful earlier run of %s in %s. This run becomes the baseline "
                "if it succeeds; pin one with `agentv baseline promote RESULTS` or set the "
                "deployment's `baseline` parameter.")
-
-
-def comparison_markdown(result: dict[str, Any], baseline: str, results: str) -> str:
-    sig = result["significance"]
-    verdict = "**REGRESSION**" if sig["regression"] else "no significant regression"
-    return "\n".join([
-        f"# Nightly regression check: {verdict}", "",
-        f"- baseline: `{baseline}`", f"- this run: `{results}`",
-        f"- mean Δ {result['summary']['meanDelta']:+.3f}, 95% CI {sig['ci95']}, "
-        f"McNemar p={sig['mcnemar']['p_value']:.3f}", "",
-        "```", format_table(result, "baseline", "this run"), "```"])
 
 
 async def _run(suites: list[str], run_dir: Path, shards: int, settings: dict[str, Any],
@@ -107,6 +101,7 @@ async def _compare(baseline: str, results: str, threshold: float) -> dict[str, A
     comparison = compare_files(baseline, results, threshold)
     await acreate_markdown_artifact(key=COMPARE_KEY, description="agentv nightly comparison",
                                     markdown=comparison_markdown(comparison, baseline, results))
+    await publish_regressions(comparison, results)  # each regressed case → its viewer page
     await acreate_link_artifact(link=Path(results).resolve().as_uri(),
                                 link_text=f"results: {Path(results).name}",
                                 description="agentv nightly results")

@@ -142,9 +142,11 @@ async def eval_flow(options: dict[str, Any], run: Run | None = None) -> dict[str
 async def _eval(run: Run) -> Any:
     from prefect.runtime import flow_run
 
+    from agentv.flows.artifacts.view_link import publish_view_link
     from agentv.tasks.results.run_meta import run_metadata
     run.opened = True  # from now on the flow run records the run
     run.arm_signals()
+    await publish_view_link(run.writer.path, run.plan, run.recording)  # the first artifact
     await run.recording.call(plan_stage, run)
     await run.recording.call(preflight_stage, run)
     started = run.started or time.perf_counter()  # the console's clock

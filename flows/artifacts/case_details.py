@@ -1,19 +1,25 @@
 """A markdown artifact per failed case, for the ``DETAILED`` worst of a run: the whole
 case as tasks/results/case_markdown.py draws it (input turns, answer, expected outcome,
-each evaluator's verdict and reasoning, tool calls), attached to the flow run (no key: a
-case's page is not a history to keep). The failures artifact links each one, so a failed
-case is two clicks from the printed flow-run link: Artifacts, then the case.
+each evaluator's verdict and reasoning, tool calls), attached to the flow run under a key
+per suite × case × target × trial (``case_key``: the UI's Artifacts page keeps each case's
+history across runs) and described by the full case id, target and trial (the card's
+title in the UI). The failures artifact links each one, so a failed case is two clicks from
+the printed flow-run link: Artifacts, then the case.
 
 The records are read back from the results file at the end (the run keeps none in memory),
 and only when a case failed."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 from pathlib import Path
 from typing import Any
 
 from prefect.artifacts import acreate_markdown_artifact
 
+from agentv.flows.artifacts.case_table import suite_of
+from agentv.flows.prefect.naming import MAX_KEY, slug
 from agentv.flows.prefect.recording import Recording
 from agentv.providers.printable import printable
 from agentv.tasks.results.case_markdown import case_markdown
@@ -22,6 +28,23 @@ from agentv.tasks.results.frames import iter_records
 
 DETAILED = 20
 Key = tuple[str, str, int]  # (eval_id, target, trial)
+
+
+def case_key(suite: str, eval_id: str, target: str, trial: int) -> str:
+    """``agentv-case-<suite>-<case id>-<target>-t<trial>-<digest>``: a valid Prefect key
+    (lowercase letters, digits, dashes). The readable part is slugged and cut to fit
+    ``MAX_KEY``; the digest of the exact four values keeps two cases apart whose slugs
+    match (``a_b``/``a-b``, ``A``/``a``) or whose readable part was cut."""
+    exact = json.dumps([suite, eval_id, target, int(trial)], ensure_ascii=False)
+    digest = hashlib.sha1(exact.encode()).hexdigest()[:10]
+    tail = f"-t{int(trial)}-{digest}"
+    readable = slug(f"agentv-case-{suite}-{eval_id}-{target}")[:MAX_KEY - len(tail)]
+    return readable.rstrip("-") + tail
+
+
+def case_title(eval_id: str, target: str, trial: int) -> str:
+    """The case page's description (its card's title in the UI): the whole case id."""
+    return printable(f"{eval_id} — failed case · target {target} · trial {trial} (agentv)")
 
 
 def _key(record: dict[str, Any]) -> Key:
@@ -67,9 +90,9 @@ async def publish_case_details(results: Path, worst: list[Failure], recording: R
 
     async def one(key: Key, record: dict[str, Any]) -> tuple[Key, str | None]:
         made = await recording.publish(lambda: acreate_markdown_artifact(
+            key=case_key(suite_of(record.get("case_key")), *key),
             markdown=case_markdown(record, wanted[key].verdict, wanted[key].reason),
-            description=printable(f"agentv failed case: {wanted[key].eval_id} × "
-                                  f"{wanted[key].target}, trial {wanted[key].trial}")[:500]))
+            description=case_title(*key)))
         return key, artifact_url(ui_run_url, made)
     pages = await asyncio.gather(*(one(k, r) for k, r in records.items()))
     return {key: url for key, url in pages if url}

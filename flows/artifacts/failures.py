@@ -1,6 +1,7 @@
 """The run's failed and errored cases where people look in Prefect: the
 ``agentv-failures-<suite>-<target>`` markdown artifact on every run (worst first, the reason
-each failed; "no failed cases" when none did), one log line per failed case on the run,
+each failed; "no failed cases" when none did), one log line per failed case on the run
+(the first lines the run's summary logs, under a heading naming the run's viewer page),
 and the counts its state carries (flows/pipeline.py). Bounded: at most ``SHOWN`` cases in
 the artifact and ``LOGGED`` log lines, then a line saying how many more there are."""
 from __future__ import annotations
@@ -46,12 +47,18 @@ def failures_markdown(failures: Failures, counts: str,
     return "\n".join(lines)
 
 
-def log_lines(failures: Failures) -> list[str]:
-    """One line per failed case (the first ``LOGGED``), then how many more."""
+def log_lines(failures: Failures, counts: str = "", view_url: str | None = None) -> list[str]:
+    """A heading (how many failed, the counts, the run's viewer page), one line per failed
+    case (the first ``LOGGED``), then how many more; nothing when no case failed."""
     worst = failures.worst()
-    lines = [f"FAILED {f.eval_id} [{f.target}] trial {f.trial}: {f.verdict} "
+    total = failures.failed + failures.errored
+    if not total:
+        return []
+    where = f"; every case: {view_url}" if view_url else ""
+    lines = [f"{total} failed case(s) ({counts or failures.counts()}), worst first{where}"]
+    lines += [f"FAILED {f.eval_id} [{f.target}] trial {f.trial}: {f.verdict} "
              f"score {_score(f)} — {f.reason}" for f in worst[:LOGGED]]
-    more = failures.failed + failures.errored - len(lines)
+    more = total - min(len(worst), LOGGED)
     return lines + ([f"… and {more} more failed case(s)"] if more > 0 else [])
 
 
@@ -63,12 +70,17 @@ def _run_logger() -> Any:
         return log
 
 
+def log_failures(failures: Failures, counts: str, view_url: str | None = None) -> None:
+    """The failed cases with their reason, as the first lines the summary logs on the run
+    (its state stays "Completed with failures" when only quality failed)."""
+    logger = _run_logger()
+    for line in log_lines(failures, counts, view_url):
+        logger.info("%s", line)  # the console has its FAILED block
+
+
 def publish_failures(failures: Failures, counts: str, suites: list[str], targets: list[str],
                      links: dict[tuple[str, str, int], str] | None = None) -> Any:
-    """Log each failed case; the failures artifact (a coroutine to await)."""
-    logger = _run_logger()
-    for line in log_lines(failures):
-        logger.info("%s", line)  # the console has its FAILED block
+    """The failures artifact (a coroutine to await)."""
     return acreate_markdown_artifact(
         key=artifact_key("failures", suites, targets),
         markdown=failures_markdown(failures, counts, links),

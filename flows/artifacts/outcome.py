@@ -11,6 +11,7 @@ from agentv.flows.artifacts.sandbox_notes import sandbox_notes
 from agentv.flows.prefect.naming import suite_name
 from agentv.providers.heuristic_judge import OFFLINE_LABEL
 from agentv.tasks.load.targets import repo_relative
+from agentv.tasks.plan.consent import user_scripts
 from agentv.tasks.plan.plan import Plan
 
 
@@ -35,12 +36,21 @@ def run_info(plan: Plan, ledger: Any = None, budget: Any = None) -> RunInfo:
     notes = ([f"judge: {OFFLINE_LABEL} on target {', '.join(judges)}; its scores measure "
               "key-term overlap with the expected outcome and reference, not answer quality"]
              if judges else [])
-    info = RunInfo(suite_gates=gates, notes=notes + sandbox_notes(plan))
+    info = RunInfo(suite_gates=gates, notes=notes + sandbox_notes(plan) + _dry_run(plan))
     if plan.thresholds and ledger is not None:
         _threshold(info, plan, ledger.threshold)
     if budget is not None:
         _budget(info, budget, plan.options.continued or plan.options.out)
     return info
+
+
+def _dry_run(plan: Plan) -> list[str]:
+    """A dry run (targets and judges the mock) still runs the user's own scripts: say which."""
+    if not plan.options.dry_run:
+        return []
+    scripts = user_scripts(plan.suites)
+    return [f"dry run: the mock answered and judged; these scripts of yours ran (in the "
+            f"sandbox): {'; '.join(scripts)}"] if scripts else []
 
 
 def _threshold(info: RunInfo, plan: Plan, count: Any) -> None:

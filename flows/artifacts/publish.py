@@ -13,9 +13,12 @@ written; without one (a merged file) a sink is fed the results file's records at
 * ``agentv-summary-…``: markdown summary, score histogram, trials, gate failures;
 * ``agentv-failures-…``: the failed and errored cases, worst first, with the reason each
   failed and a link to its case details (the worst 20: a markdown artifact each with the
-  whole case, flows/artifacts/case_details.py), and a log line per failed case
-  (flows/artifacts/failures.py);
+  whole case, keyed ``agentv-case-…``, flows/artifacts/case_details.py), and a log line per
+  failed case, the first lines the summary logs (flows/artifacts/failures.py);
 * ``agentv-results-file-…`` (and parquet, junit): links to the files.
+
+(The run's first artifact, ``agentv-view-…``, its page in the eval viewer, is published as
+the run starts: flows/artifacts/view_link.py.)
 """
 from __future__ import annotations
 
@@ -32,11 +35,12 @@ from prefect.artifacts import (
 from agentv.flows.artifacts.case_details import publish_case_details
 from agentv.flows.artifacts.case_pages import CasePages
 from agentv.flows.artifacts.case_table import suite_of
-from agentv.flows.artifacts.failures import publish_failures
+from agentv.flows.artifacts.failures import log_failures, publish_failures
 from agentv.flows.artifacts.run_summary import RunInfo, add_failures, per_target, sink_summary
 from agentv.flows.artifacts.table import create_table
 from agentv.flows.prefect.naming import artifact_key
 from agentv.flows.prefect.recording import Recording
+from agentv.flows.prefect.viewer import view_page
 from agentv.tasks.plan.plan import EvalOptions
 from agentv.tasks.results.sink import RunSink
 from agentv.tasks.results.summary_md import summary_markdown
@@ -119,6 +123,7 @@ async def publish_results(results: str | Path, options: EvalOptions, wall_s: flo
     creating += [_sent(recording, c)
                  for c in _file_artifacts(summary, wall_s, files, suites, targets, sent)]
     add_failures(summary, sink)
+    log_failures(sink.failures, summary["counts"], view_page(results).url)
     links = await publish_case_details(Path(results), sink.failures.worst(), recording)
     creating.append(_sent(recording, publish_failures(sink.failures, summary["counts"], suites,
                                                       targets, links)))

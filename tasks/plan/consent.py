@@ -36,6 +36,27 @@ def consent_warnings(suites: Iterable[Any], cli_allowed: Iterable[str] = ()) -> 
     return [line for text in found.values() for line in text.splitlines()]
 
 
+def user_scripts(suites: Iterable[Any]) -> list[str]:
+    """The user's programs a run starts besides its targets — code judges and graders
+    (members included) and workspace hooks — each once, with how many cases run it (what a
+    ``--dry-run``, whose targets and judges are the mock, still runs)."""
+    counts: dict[str, int] = {}
+    for suite in suites:
+        for case in suite.cases:
+            commands = [command for index, evaluator in enumerate(case.evaluators)
+                        for _, command in _commands(evaluator, f"evaluators[{index}]")]
+            hook = case.workspace.setup_hook if case.workspace is not None else None
+            commands += [hook.command] if hook is not None else []
+            for command in dict.fromkeys(map(_shown, commands)):
+                counts[command] = counts.get(command, 0) + 1
+    return [f"{command} ({n} case(s))" for command, n in counts.items()]
+
+
+def _shown(command: Any) -> str:
+    text = command if isinstance(command, str) else shlex.join(map(str, command))
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 def _config_widened(cli_allowed: Iterable[str]) -> list[str]:
     from agentv.tasks.load.boundary import allowed_roots
     from agentv.tasks.load.config_file import run_config_path

@@ -4,6 +4,7 @@
 the same suites and targets), ``/api/<page>`` the same data as JSON, ``/health``."""
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 from typing import Any, Callable
@@ -63,8 +64,8 @@ def create_app(sources: list[str | Path], cache: Path | None = None):
     def api_runs(request):
         return JSONResponse(clean(pages.runs()))
 
-    def health(request):
-        return PlainTextResponse("ok")
+    def health(request):  # the pid: `agentv view` knows its own viewer from another
+        return PlainTextResponse(f"ok {os.getpid()}")
 
     return Starlette(routes=[
         Route("/", runs), Route("/run/{run_id}", run),

@@ -181,8 +181,14 @@ def test_planted_regression_ends_failed(deployed):
     assert run.state.type.name == "FAILED"
     assert "regression against" in run.state.message and "-0.300" in run.state.message
     from tests.flows.test_results_run import read_artifacts
-    compare = next(a for a in read_artifacts(str(run.id)) if a.key == "agentv-nightly-compare")
-    assert "REGRESSION" in compare.data
+    artifacts = read_artifacts(str(run.id))
+    compare = next(a for a in artifacts if a.key == "agentv-nightly-compare")
+    assert "REGRESSION" in compare.data and "```" not in compare.data
+    table = next(a for a in artifacts if a.key == "agentv-nightly-regressions")
+    rows = json.loads(table.data) if isinstance(table.data, str) else table.data
+    assert rows and all(r["Δ"] < 0 and "/run/results/case/" in r["viewer"] for r in rows)
+    assert [r["Δ"] for r in rows] == sorted(r["Δ"] for r in rows)  # worst first
+    assert f"[{rows[0]['case']}]({rows[0]['viewer']})" in compare.data
 
 
 def test_missing_suite_fails_before_any_case(deployed):

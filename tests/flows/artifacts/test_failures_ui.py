@@ -104,8 +104,20 @@ def test_one_log_line_per_failed_case(mixed_run):
     _, _, _, logs, _ = mixed_run
     failed = [m for m in logs if m.startswith("FAILED ")]
     assert len(failed) == 3
+    heading = logs.index(failed[0]) - 1  # the summary's first lines: the failed cases
+    assert logs[heading].startswith("3 failed case(s) (1 pass · 2 fail · 1 error · mean 0.312)"
+                                    ", worst first; every case: http://127.0.0.1:")
+    assert logs[heading].endswith("/run/r")
     assert any(m.startswith("FAILED case-1 [default] trial 0: fail score 0.250 — exact")
                for m in failed)
+
+
+@pytest.mark.slow
+def test_the_first_artifact_links_the_run_in_the_viewer(mixed_run):
+    _, _, arts, _, _ = mixed_run
+    first = min(arts, key=lambda a: a.created)
+    assert first.key == "agentv-view-mixed-default"
+    assert re.search(r"\(http://127\.0\.0\.1:\d+/run/r\)", first.data), first.data
 
 
 @pytest.mark.slow
@@ -137,13 +149,17 @@ def test_a_failed_case_task_run_is_failed_with_the_reason_a_passing_one_complete
 @pytest.mark.slow
 def test_each_failed_case_has_its_page_and_the_table_a_column_per_evaluator(mixed_run):
     _, _, arts, _, _ = mixed_run
-    pages = {a.description: a.data for a in arts if a.key is None and a.type == "markdown"}
-    assert sorted(pages) == [f"agentv failed case: case-{i} × default, trial 0" for i in (0, 1, 3)]
-    page = pages["agentv failed case: case-1 × default, trial 0"]
+    keyed = {a.key: a for a in arts if (a.key or "").startswith("agentv-case-")}
+    assert sorted(k.rsplit("-", 1)[0] for k in keyed) == [
+        f"agentv-case-mixed-case-{i}-default-t0" for i in (0, 1, 3)]
+    pages = {a.description: a.data for a in keyed.values()}
+    title = "case-{} — failed case · target default · trial 0 (agentv)".format
+    assert sorted(pages) == [title(i) for i in (0, 1, 3)]
+    page = pages[title(1)]
     for seen in ("**fail 0.250** — exact", "## Input", "question 1", "## Answer",
                  "the answer is 42", "### exact — fail 0.250", "answer 1 | off by 3", "- no 42"):
         assert seen in page, seen
-    assert "judge crashed" in pages["agentv failed case: case-3 × default, trial 0"]
+    assert "judge crashed" in pages[title(3)]
     data = next(a.data for a in arts if a.key == "agentv-cases-mixed-default")
     table = {row["eval_id"]: row for row in (json.loads(data) if isinstance(data, str) else data)}
     assert list(table["case-1"])[:5] == ["eval_id", "trial", "verdict", "score", "⚖ exact"]

@@ -180,8 +180,11 @@ def test_flow_run_name_tags_and_artifact_keys(cli, tmp_path):
     run, arts = read_run(flow_run_id(proc.stdout))
     assert re.match(r"example × default · \d{4}-\d\d-\d\d \d\d:\d\d:\d\d$", run.name), run.name
     assert {"agentv", "suite:example", "target:default", "dataset:example"} <= set(run.tags)
-    pages = [a for a in arts if a.key is None]  # a failed case's page has no history to keep
-    assert pages and all(a.description.startswith("agentv failed case: ") for a in pages)
+    pages = [a for a in arts if (a.key or "").startswith("agentv-case-example-")]
+    assert pages and all(" — failed case · target default · trial 0 (agentv)" in a.description
+                         for a in pages)  # a failed case's page: keyed, titled by its id
+    assert not [a for a in arts if a.key is None]
+    assert min(arts, key=lambda a: a.created).key == "agentv-view-example-default"
     keys = {a.key for a in arts} - {None}
     assert all(KEY.match(k) for k in keys), keys
     assert {"agentv-cases-example-default", "agentv-stats-example-default",

@@ -108,3 +108,24 @@ def test_a_plain_suite_asks_for_nothing(tmp_path, monkeypatch):
 ])
 def test_inline_code_is_told_from_a_script_file(command, shown):
     assert inline_code(command) == shown
+
+
+def test_user_scripts_are_each_named_once_with_their_cases(tmp_path):
+    from agentv.tasks.plan.consent import user_scripts
+    from agentv.tasks.plan.plan import EvalOptions, build_plan
+    (tmp_path / "judge.py").write_text("print('{\"score\": 1}')\n")
+    path = _suite(tmp_path, f"[{{type: code_judge, script: [{sys.executable}, judge.py]}}]")
+    plan = build_plan(EvalOptions(paths=[str(path)], dry_run=True))
+    assert user_scripts(plan.suites) == [f"{sys.executable} judge.py (2 case(s))"]
+    assert user_scripts([]) == []
+
+
+@pytest.mark.slow
+def test_a_dry_run_says_which_scripts_of_the_user_it_ran(cli, tmp_path):
+    (tmp_path / "judge.py").write_text("print('{\"score\": 1}')\n")
+    path = _suite(tmp_path, f"[{{type: code_judge, script: [{sys.executable}, judge.py]}}]")
+    proc = cli("eval", str(path), "--dry-run", "--out", str(tmp_path / "r.jsonl"),
+               cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert (f"dry run: the mock answered and judged; these scripts of yours ran (in the "
+            f"sandbox): {sys.executable} judge.py (2 case(s))") in proc.stdout

@@ -175,6 +175,25 @@ targets:
 """
 
 
+def first_artifact_link(stdout: str) -> str:
+    """The link of the first artifact of the flow run a run printed (read via the API)."""
+    import asyncio
+
+    from tests.flows.artifacts.test_gates_ui import flow_run_id
+    run_id = flow_run_id(stdout)
+
+    async def first():
+        from prefect.client.orchestration import get_client
+        from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId
+        async with get_client() as client:
+            arts = await client.read_artifacts(artifact_filter=ArtifactFilter(
+                flow_run_id=ArtifactFilterFlowRunId(any_=[run_id])))
+        return min(arts, key=lambda a: a.created)
+    art = asyncio.run(first())
+    assert art.key == "agentv-view-geo-alpha-beta", art.key
+    return re.search(r"\((http://\S+)\)", art.data).group(1)
+
+
 def test_a_mock_run_of_two_targets_from_agentv_eval(prefect_api, browser, tmp_path):
     """A real `agentv eval` matrix run (mock targets): its Parquet file read natively, the
     failing case first with the judge's reason, its page with the trace and the Prefect
@@ -182,14 +201,19 @@ def test_a_mock_run_of_two_targets_from_agentv_eval(prefect_api, browser, tmp_pa
     (tmp_path / "geo.yaml").write_text(GEO)
     (tmp_path / "targets.yaml").write_text(TARGETS)
     out = tmp_path / "results" / "eval_geo.jsonl"
-    proc = run_cli("eval", str(tmp_path / "geo.yaml"), "--targets", str(tmp_path / "targets.yaml"),
-                   "--target", "alpha", "--target", "beta", "--out", str(out), "--include-trace")
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert out.with_suffix(".parquet").is_file()
+    out.parent.mkdir()
     env = {"AGENTV_HOME": str(tmp_path / "home")}
-    started = run_cli("view", str(out), env=env)
+    started = run_cli("view", str(out.parent), env=env)  # the viewer over the results folder
     try:
-        link = re.search(r"eval_geo: (http://\S+)", started.stdout).group(1)
+        proc = run_cli("eval", str(tmp_path / "geo.yaml"), "--targets",
+                       str(tmp_path / "targets.yaml"), "--target", "alpha", "--target", "beta",
+                       "--out", str(out), "--include-trace", env=env)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert out.with_suffix(".parquet").is_file()
+        base = re.search(r"agentv view: (http://\S+)/ ", started.stdout).group(1)
+        link = re.search(r"  view: (http://\S+)", proc.stdout).group(1)  # the link a run prints
+        assert link == f"{base}/run/eval_geo"
+        assert first_artifact_link(proc.stdout) == link  # the flow run's first artifact
         b = browser
         open_page(b, link)
         failing = b.js(FIRST_SCREEN)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import warnings
 
@@ -24,7 +25,7 @@ def test_pages(tmp_path):
     geo_run(tmp_path / "eval_a.jsonl", stamp="2026-11-28T09:00:00.000Z")
     geo_run(tmp_path / "eval_b.jsonl", regress="mountain")
     client = TestClient(create_app([tmp_path]))
-    assert client.get("/health").text == "ok"
+    assert client.get("/health").text == f"ok {os.getpid()}"
     runs = page_data(client.get("/").text)
     assert runs["page"] == "runs" and [r["id"] for r in runs["data"]["runs"]] == ["eval_b",
                                                                                    "eval_a"]
