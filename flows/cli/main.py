@@ -6,6 +6,7 @@ Configuration errors print one line ``error: file:line: field: message`` and exi
 """
 from __future__ import annotations
 
+import os
 import sys
 from typing import List, Optional
 
@@ -270,17 +271,34 @@ def main(argv: list[str] | None = None) -> None:
         args = agentv_argv(sys.argv[1:] if argv is None else argv)
         try:
             run_app(app, args, "agentv")  # click's usage errors: one line, exit 2
-        finally:
+        except SystemExit as done:
             if argv is None:  # the command itself: its exit is next
-                exit_quickly()
+                exit_quickly(done.code)
+            raise
 
 
-def exit_quickly() -> None:
+IMPORTING = ("agentv-preload", "agentv-prefect-import")  # threads importing Prefect
+
+
+def exit_quickly(code: int | str | None) -> None:
     """Spare the interpreter's exit a full garbage collection of every object Prefect
     imported (~0.8 s): move them to the permanent generation; the process ends next,
-    through the plain ``sys.exit`` (threads joined, exit handlers run)."""
+    through the plain ``sys.exit`` (threads joined, exit handlers run). But while a thread
+    is still importing Prefect (a run stopped, or refused, before its flow run began), the
+    interpreter's teardown would run under that import and can crash (SIGSEGV): with
+    everything written and flushed, the process ends at once instead."""
     import gc
+    import threading
     gc.freeze()
+    if not any(t.name in IMPORTING and t.is_alive() for t in threading.enumerate()):
+        return
+    import logging
+    logging.shutdown()
+    if isinstance(code, str):
+        print(code, file=sys.stderr)
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    os._exit(code if isinstance(code, int) else 0 if code is None else 1)
 
 
 if __name__ == "__main__":
