@@ -1,4 +1,4 @@
-"""Deterministic checks on the answer (seed 002): ``exact_match``, ``contains``, ``regex``,
+"""Deterministic checks on the answer (seed 002): ``exact_match``, ``contains``,
 ``is_json``, ``json_subset``, ``within_tolerance``.
 
 A missing ``value`` means the case's expected answer (``case_expected``). Each check is
@@ -7,11 +7,10 @@ the typed function of ``evaluators.functions`` applied to the candidate answer.
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, ValidationInfo, field_validator, model_validator
+from pydantic import Field, ValidationInfo, model_validator
 
 from agentv.evaluators import functions as fn
 from agentv.evaluators.base import EvalContext
@@ -64,28 +63,6 @@ class Contains(ScoreEvaluator):
     def _norm(self, value: Any) -> str:
         text = str(value)
         return text if self.case_sensitive else text.casefold()
-
-
-class Regex(ScoreEvaluator):
-    """The answer matches `pattern`."""
-    kind = "regex"
-    pattern: str
-    ignore_case: bool = False
-    multiline: bool = False
-
-    @field_validator("pattern")
-    @classmethod
-    def _compiles(cls, pattern: str) -> str:
-        try:
-            re.compile(pattern)
-        except re.error as err:
-            raise ValueError(f"invalid regular expression: {err}") from None
-        return pattern
-
-    async def score(self, ctx: EvalContext) -> Score:
-        flags = (re.IGNORECASE if self.ignore_case else 0) | (re.MULTILINE if self.multiline
-                                                              else 0)
-        return fn.regex(self.pattern, flags)(ctx.candidate_answer, None)
 
 
 class IsJson(ScoreEvaluator):

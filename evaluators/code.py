@@ -39,8 +39,7 @@ from pydantic import (
 )
 
 from agentv.evaluators.base import EvalContext, Evaluator, EvaluatorResult, agentv4_rules, clamp01
-from agentv.evaluators.jsonutil import first_json_object
-from agentv.evaluators.llm_judge import clean_items
+from agentv.evaluators.jsonutil import clean_items, first_json_object
 from agentv.providers.process.environment import child_env
 from agentv.providers.process.sandbox import grader_profile
 from agentv.providers.process.supervision import ProcessResult, ProcessTimeout, run_process

@@ -8,6 +8,7 @@ from typing import Any
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n(.*?)\n?```", re.DOTALL)
 _NUMBER = re.compile(r"[-+]?(?:\d+(?:[.,]\d+)*(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?")
 MISSING = object()
+MAX_ITEMS = 4  # a verdict's hits / misses kept
 
 
 def parse_json(value: Any) -> Any:
@@ -118,3 +119,11 @@ def resolve_path(data: Any, path: str) -> Any:
         else:
             return MISSING
     return current
+
+
+def clean_items(items: Any) -> list[str]:
+    """A verdict's ``hits`` / ``misses``: strings, trimmed, non-empty, at most 4."""
+    if not isinstance(items, list):
+        return []
+    out = [str(i).strip() for i in items if i is not None and str(i).strip()]
+    return out[:MAX_ITEMS]

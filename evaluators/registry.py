@@ -41,7 +41,7 @@ EVALUATORS: dict[str, str | type[Evaluator]] = {
     # deterministic checks and combinators
     "exact_match": "agentv.evaluators.checks:ExactMatch",
     "contains": "agentv.evaluators.checks:Contains",
-    "regex": "agentv.evaluators.checks:Regex",
+    "regex": "agentv.evaluators.text_assertions:Regex",
     "is_json": "agentv.evaluators.checks:IsJson",
     "json_subset": "agentv.evaluators.checks:JsonSubset",
     "within_tolerance": "agentv.evaluators.checks:WithinTolerance",
@@ -75,7 +75,7 @@ AGENTV4_EVALUATORS: dict[str, str] = {
     "starts-with": "agentv.evaluators.text_assertions:StartsWith",
     "ends-with": "agentv.evaluators.text_assertions:EndsWith",
     "equals": "agentv.evaluators.text_assertions:Equals",
-    "regex": "agentv.evaluators.text_assertions:Regex",
+    "regex": V2["regex"],
     "is-json": "agentv.evaluators.text_assertions:IsJson",
     "code-grader": V2["code_judge"],
     "latency": V2["latency"],
@@ -84,7 +84,7 @@ AGENTV4_EVALUATORS: dict[str, str] = {
     "execution-metrics": V2["execution_metrics"],
     "field-accuracy": V2["field_accuracy"],
     "tool-trajectory": V2["tool_trajectory"],
-    "llm-grader": "agentv.evaluators.llm_grader4:LlmGrader4",
+    "llm-grader": V2["llm_judge"],
     "rubrics": V2["rubric"],
     "skill-trigger": "agentv.evaluators.skill_trigger:SkillTrigger",
 }

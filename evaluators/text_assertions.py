@@ -8,16 +8,23 @@ text (``icontains*`` lower-cased); ``starts-with``, ``ends-with`` and ``equals``
 sides trimmed; ``regex`` is a JavaScript pattern with its `flags` (evaluators/js_regex.py:
 JavaScript's ``$``, ``.``, ``\\d``/``\\w``/``\\b``, flags ``imsuygd``); ``is-json`` means
 ``JSON.parse`` accepts the answer (``NaN``/``Infinity`` are not JSON).
+
+``regex`` is one class for both generations: a v2 file's ``regex`` is the same JavaScript
+pattern (v2 spells it `pattern`, its flags `ignore_case` / `multiline`), recorded as v2 records
+a check (a scored match: ``matched '…'``).
 """
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, ClassVar
 
-from pydantic import Field, field_validator
+from pydantic import AliasChoices, Field, PrivateAttr, field_validator, model_validator
 
-from agentv.evaluators.base import EvalContext, Evaluator, EvaluatorResult
+from agentv.evaluators.base import EvalContext, Evaluator, EvaluatorResult, agentv4_rules
+from agentv.evaluators.js_regex import JsRegexError, compile_js
 from agentv.evaluators.js_regex import test as js_test
+from agentv.evaluators.score import Score, passed_score
+from agentv.evaluators.scored import score_result
 
 
 def text(value: Any) -> str:
@@ -125,49 +132,84 @@ class IcontainsAll(ContainsAll):
     ignore_case: bool = True
 
 
-class StartsWith(Contains):
+class _Compared(Contains):
+    """Base: the trimmed answer compared with the trimmed `value` by the ``str`` method
+    ``compare``, in AgentV's words (``phrases``: when it holds, when it does not)."""
+    compare: ClassVar[str]
+    phrases: ClassVar[tuple[str, str]]
+
+    async def evaluate(self, ctx: EvalContext) -> EvaluatorResult:
+        passed = bool(getattr(ctx.candidate_answer.strip(), self.compare)(self.value.strip()))
+        return self.outcome(passed, f'Output {self.phrases[0 if passed else 1]} "{self.value}"')
+
+
+class StartsWith(_Compared):
     """The answer, trimmed, starts with `value` (trimmed)."""
     kind = "starts-with"
-
-    async def evaluate(self, ctx: EvalContext) -> EvaluatorResult:
-        passed = ctx.candidate_answer.strip().startswith(self.value.strip())
-        return self.outcome(passed, f'Output starts with "{self.value}"' if passed
-                            else f'Output does not start with "{self.value}"')
+    compare = "startswith"
+    phrases = ("starts with", "does not start with")
 
 
-class EndsWith(Contains):
+class EndsWith(_Compared):
     """The answer, trimmed, ends with `value` (trimmed)."""
     kind = "ends-with"
-
-    async def evaluate(self, ctx: EvalContext) -> EvaluatorResult:
-        passed = ctx.candidate_answer.strip().endswith(self.value.strip())
-        return self.outcome(passed, f'Output ends with "{self.value}"' if passed
-                            else f'Output does not end with "{self.value}"')
+    compare = "endswith"
+    phrases = ("ends with", "does not end with")
 
 
-class Equals(Contains):
+class Equals(_Compared):
     """The answer, trimmed, equals `value` (trimmed)."""
     kind = "equals"
-
-    async def evaluate(self, ctx: EvalContext) -> EvaluatorResult:
-        passed = ctx.candidate_answer.strip() == self.value.strip()
-        return self.outcome(passed, f'Output equals "{self.value}"' if passed
-                            else f'Output does not equal "{self.value}"')
+    compare = "__eq__"
+    phrases = ("equals", "does not equal")
 
 
 class Regex(TextAssertion):
-    """The answer matches the JavaScript pattern `value` (with `flags`), as
-    ``new RegExp(value, flags).test(answer)`` (evaluators.js_regex). A pattern or flags
-    JavaScript rejects fail when graded, as in AgentV (the file still loads)."""
+    """The answer matches the JavaScript pattern `pattern` (4.x: `value`) with `flags` (v2's
+    `ignore_case` / `multiline`: `i` / `m`).
+
+    As ``new RegExp(pattern, flags).test(answer)`` (evaluators.js_regex). A pattern JavaScript
+    rejects is refused when a v2 file loads; a 4.x one fails when graded, as in AgentV (the
+    file still loads)."""
     kind = "regex"
-    value: str
+    pattern: str = Field(validation_alias=AliasChoices("pattern", "value"))
     flags: str = ""
+    ignore_case: bool = False
+    multiline: bool = False
+    _agentv4: bool = PrivateAttr(default=False)
+
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, pattern: str, info: Any) -> str:  # info: ValidationInfo
+        if not agentv4_rules(info):
+            try:
+                compile_js(pattern)
+            except JsRegexError as err:
+                raise ValueError(f"invalid regular expression: {err}") from None
+        return pattern
+
+    @model_validator(mode="after")
+    def _generation(self, info: Any) -> "Regex":
+        """4.x records AgentV 4.42.4's assertion; v2 a scored match with its flag keys."""
+        self._agentv4 = agentv4_rules(info)
+        if not self._agentv4:
+            self.flags += "i" * self.ignore_case + "m" * self.multiline
+        return self
 
     async def evaluate(self, ctx: EvalContext) -> EvaluatorResult:
-        passed = js_test(self.value, self.flags, ctx.candidate_answer)
-        shown = f"/{self.value}/{self.flags}" + (f" (flags: {self.flags})" if self.flags else "")
+        if not self._agentv4:
+            return score_result(self, self.found(ctx.candidate_answer))
+        passed = js_test(self.pattern, self.flags, ctx.candidate_answer)
+        shown = f"/{self.pattern}/{self.flags}" + (f" (flags: {self.flags})" if self.flags
+                                                   else "")
         return self.outcome(passed, f"Output matches pattern {shown}" if passed
                             else f"Output does not match pattern {shown}")
+
+    def found(self, answer: str) -> Score:
+        compiled = compile_js(self.pattern, self.flags)
+        match = compiled.match(answer) if "y" in self.flags else compiled.search(answer)
+        return passed_score(match is not None, f"matched {match.group(0)!r}" if match
+                            else f"no match for /{self.pattern}/")
 
 
 def _no_constant(name: str) -> Any:

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from agentv.evaluators.base import EvalContext, run_evaluator
+from agentv.evaluators.base import AGENTV4, EvalContext, run_evaluator
 from agentv.evaluators.js_regex import compile_js
 from agentv.evaluators.text_assertions import (
     Contains,
@@ -21,6 +21,11 @@ from agentv.evaluators.text_assertions import (
     Regex,
     StartsWith,
 )
+
+
+def regex4(**config) -> Regex:
+    """A ``regex`` as the 4.x loader builds it (the generation's record: AgentV's assertion)."""
+    return Regex.model_validate(config, context={"generation": AGENTV4})
 
 
 def run(evaluator, answer: str):
@@ -46,8 +51,8 @@ def run(evaluator, answer: str):
     (EndsWith(value="world"), "Hello world\n", True, 'Output ends with "world"'),
     (Equals(value="4"), " 4\n", True, 'Output equals "4"'),
     (Equals(value="4"), "four", False, 'Output does not equal "4"'),
-    (Regex(value=r"\d+"), "abc 12", True, r"Output matches pattern /\d+/"),
-    (Regex(value="HELLO", flags="i"), "hello", True,
+    (regex4(value=r"\d+"), "abc 12", True, r"Output matches pattern /\d+/"),
+    (regex4(value="HELLO", flags="i"), "hello", True,
      "Output matches pattern /HELLO/i (flags: i)"),
     (IsJson(), '{"a": 1}', True, "Output is valid JSON"),
     (IsJson(), "NaN", False, "Output is not valid JSON"),
@@ -67,6 +72,16 @@ def test_javascript_regex_named_groups_and_bad_flags():
 
 def test_a_pattern_javascript_rejects_fails_when_graded():
     """AgentV 4.42.4 loads the file and fails the grader (``new RegExp`` throws)."""
-    result = asyncio.run(run_evaluator(Regex(value="(unclosed"), EvalContext(
+    result = asyncio.run(run_evaluator(regex4(value="(unclosed"), EvalContext(
         eval_id="t", question="q", candidate_answer="x")))
     assert (result.score, result.verdict) == (0.0, "fail") and "regular expression" in result.error
+
+
+def test_one_regex_for_both_generations_javascript_semantics_v2_record():
+    """v2's ``regex`` is the same JavaScript pattern (``$`` only at the very end), its
+    `ignore_case` / `multiline` the flags i / m, recorded as v2 records a check."""
+    assert run(regex4(value="a$"), "a\n").score == 0.0  # JavaScript's $, not Python's
+    v2 = run(Regex(pattern="a$"), "a\n")
+    assert v2.score == 0.0 and v2.misses == ["no match for /a$/"] and v2.assertions is None
+    assert run(Regex(pattern="^B$", multiline=True, ignore_case=True), "a\nb").hits == \
+        ["matched 'b'"]
