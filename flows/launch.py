@@ -16,6 +16,7 @@ from dataclasses import asdict
 from typing import Any, Callable
 
 from agentv.flows.opening import Log, open_run, to_stderr
+from agentv.flows.prefect.preload import IMPORT_THREAD
 from agentv.flows.run import Run, as_is
 from agentv.flows.signals import interrupt_handler, sigterm_held
 from agentv.tasks.plan.plan import EvalOptions
@@ -119,7 +120,7 @@ async def _prefect_unless_stopped(run: Run) -> Any:
             err = caught
         with suppress(RuntimeError):  # the loop is gone: the run ended without Prefect
             loop.call_soon_threadsafe(settle, result, err)
-    threading.Thread(target=load, name="agentv-prefect-import", daemon=True).start()
+    threading.Thread(target=load, name=IMPORT_THREAD, daemon=True).start()
     while not ready.done():
         if run.control.stopping:
             return None
@@ -138,14 +139,8 @@ async def _finish_unrecorded(run: Run) -> None:
     info.io_error = run.control.io_error
     summary = await asyncio.to_thread(final_summary, run.writer.path, run.writer.sink,
                                       run.plan.options, info)
-    control = run.control
-    run.outcome = {
-        "summary": summary, "results": str(run.writer.path), "errors": run.ledger.errors,
-        "warnings": run.ledger.warnings,
-        "wall_s": time.perf_counter() - (run.started or time.perf_counter()),
-        "flow_run_id": None, "flow_run_url": None, "interrupted": True,
-        "not_run": max(0, len(run.pending()) - run.writer.count), "signal": control.stop_signal,
-        "io_error": control.io_error, "gate_failures": summary.get("gate_failures") or []}
+    run.finish(summary, time.perf_counter() - (run.started or time.perf_counter()),
+               max(0, len(run.pending()) - run.writer.count))
 
 
 def _prefect_flow(plan):

@@ -162,16 +162,9 @@ async def _eval(run: Run) -> Any:
         await run.close_registered()  # the task runner's resources, while it is up
     wall = time.perf_counter() - started  # the same clock as the console's wall time
     summary = await run.recording.call(summarize_stage, run, wall, as_is(pages))
-    control = run.control
-    gate_failures: list[str] = summary.get("gate_failures") or []
-    run.outcome = outcome = {
-        "summary": summary, "results": str(run.writer.path), "errors": run.ledger.errors,
-        "warnings": run.ledger.warnings, "wall_s": wall,
-        "flow_run_id": str(flow_run.id) if flow_run.id else None,
-        "flow_run_url": flow_run_ui_url(), "interrupted": control.stopping,
-        "not_run": control.skipped, "signal": control.stop_signal,
-        "io_error": control.io_error, "gate_failures": gate_failures}
-    return await _final_state(summary, gate_failures, outcome)
+    outcome = run.finish(summary, wall, run.control.skipped,
+                         str(flow_run.id) if flow_run.id else None, flow_run_ui_url())
+    return await _final_state(summary, outcome["gate_failures"], outcome)
 
 
 async def _final_state(summary: dict[str, Any], gate_failures: list[str],

@@ -159,6 +159,21 @@ class Run:
             if asyncio.iscoroutine(done):
                 await done
 
+    def finish(self, summary: dict[str, Any], wall_s: float, not_run: int,
+               flow_run_id: str | None = None, flow_run_url: str | None = None
+               ) -> dict[str, Any]:
+        """The run's outcome (what ``agentv eval`` prints and exits by), kept as
+        ``self.outcome``: from the flow, or from a run stopped before its flow run."""
+        control = self.control
+        self.outcome = {
+            "summary": summary, "results": str(self.writer.path),
+            "errors": self.ledger.errors, "warnings": self.ledger.warnings, "wall_s": wall_s,
+            "flow_run_id": flow_run_id, "flow_run_url": flow_run_url,
+            "interrupted": control.stopping, "not_run": not_run,
+            "signal": control.stop_signal, "io_error": control.io_error,
+            "gate_failures": summary.get("gate_failures") or []}
+        return self.outcome
+
     def file_caps(self) -> dict[str, int]:
         return self.plan.file_caps()
 

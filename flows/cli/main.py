@@ -277,9 +277,6 @@ def main(argv: list[str] | None = None) -> None:
             raise
 
 
-IMPORTING = ("agentv-preload", "agentv-prefect-import")  # threads importing Prefect
-
-
 def exit_quickly(code: int | str | None) -> None:
     """Spare the interpreter's exit a full garbage collection of every object Prefect
     imported (~0.8 s): move them to the permanent generation; the process ends next,
@@ -288,9 +285,10 @@ def exit_quickly(code: int | str | None) -> None:
     interpreter's teardown would run under that import and can crash (SIGSEGV): with
     everything written and flushed, the process ends at once instead."""
     import gc
-    import threading
+
+    from agentv.flows.prefect.preload import importing_prefect
     gc.freeze()
-    if not any(t.name in IMPORTING and t.is_alive() for t in threading.enumerate()):
+    if not importing_prefect():
         return
     import logging
     logging.shutdown()

@@ -16,6 +16,13 @@ import threading
 # pyarrow: at the first Parquet row group; pandas: never
 HEAVY = ("agentv.flows.pipeline", "aiohttp")
 THREAD = "agentv-preload"
+IMPORT_THREAD = "agentv-prefect-import"  # flows.launch: the flow's import, a stop not waiting
+
+
+def importing_prefect() -> bool:
+    """Whether a thread of ours is still importing Prefect."""
+    return any(t.name in (THREAD, IMPORT_THREAD) and t.is_alive()
+               for t in threading.enumerate())
 
 
 def quiet_prefect_console(verbose: bool) -> None:

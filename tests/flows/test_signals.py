@@ -20,6 +20,7 @@ import pytest
 
 from agentv.tasks.engine.jobs import INTERRUPT_GRACE_S
 from tests.conftest import ROOT
+from tests.flows.test_crash_safety import wait_for_lines
 from tests.stub_llm import start_stub
 
 HOGS = 20
@@ -82,15 +83,6 @@ def _start(args: list[str], cwd: Path) -> subprocess.Popen:
                             preexec_fn=_on_the_hogged_core)
 
 
-def _wait_for_lines(path: Path, n: int, timeout: float = 300) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if path.exists() and path.read_text().count("\n") >= n:
-            return
-        time.sleep(0.02)
-    raise AssertionError(f"{path} never reached {n} lines")
-
-
 def _keys(path: Path) -> list[str]:
     """The case keys of the whole lines (a kill -9 may leave a torn last one)."""
     whole = path.read_text().rpartition("\n")[0]
@@ -104,7 +96,7 @@ def test_sigterm_on_a_loaded_machine_stops_within_the_grace(prefect_api, tmp_pat
     out = tmp_path / "r.jsonl"
     proc = _start(["eval", str(_suite(tmp_path, base_url)), "--workers", str(WORKERS),
                    "--out", str(out)], tmp_path)
-    _wait_for_lines(out, 50)
+    wait_for_lines(out, 50, timeout=300)
     proc.send_signal(signal.SIGTERM)
     signalled = time.monotonic()
     stdout, stderr = proc.communicate(timeout=120)
@@ -126,7 +118,7 @@ def test_kill_9_on_a_loaded_machine_then_resume_loses_and_repeats_nothing(
     with hogged():  # killed while loaded; resumed on a quiet machine (a restart)
         proc = _start(["eval", str(suite), "--workers", str(WORKERS), "--out", str(out)],
                       tmp_path)
-        _wait_for_lines(out, 20)
+        wait_for_lines(out, 20, timeout=300)
         proc.kill()
         proc.wait()
     before = _keys(out)
