@@ -21,9 +21,12 @@ from agentv.providers.process.programs import INTERPRETERS, SHELL, SHELLS, Inter
 TEMPLATE_WALK_MAX = 5000  # entries of a workspace template looked at (the overlay's cap)
 
 
-def consent_warnings(suites: Iterable[Any], cli_allowed: Iterable[str] = ()) -> list[str]:
-    """One line per consent item of ``suites``, in file order, each once."""
-    found: dict[Any, str] = {line: line for line in _config_widened(cli_allowed)}
+def consent_warnings(suites: Iterable[Any], allowed: Iterable[Path] = (),
+                     cli_allowed: Iterable[str] = ()) -> list[str]:
+    """One line per consent item of ``suites``, in file order, each once; ``allowed``: the
+    run's readable roots beyond the suites' (``boundary.allowed_roots``), ``cli_allowed``
+    those of them the user gave as ``--allow-path``."""
+    found: dict[Any, str] = {line: line for line in _config_widened(allowed, cli_allowed)}
     for suite in suites:
         for case in suite.cases:  # a suite's defaults and workspace: said at its first case
             for field, command, shown in _inline_scripts(case):
@@ -57,14 +60,13 @@ def _shown(command: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _config_widened(cli_allowed: Iterable[str]) -> list[str]:
-    from agentv.tasks.load.boundary import allowed_roots
+def _config_widened(allowed: Iterable[Path], cli_allowed: Iterable[str]) -> list[str]:
     from agentv.tasks.load.config_file import run_config_path
-    path = run_config_path(None)
+    own = {str(Path(p).resolve()) for p in cli_allowed}
+    widened = [str(root) for root in allowed if str(root) not in own]
+    path = run_config_path(None) if widened else None
     if path is None:
         return []
-    own = {str(Path(p).resolve()) for p in cli_allowed}
-    widened = [str(root) for root in allowed_roots(()) if str(root) not in own]
     line = _line_of(path, "allowed_paths")
     return [f"{path}:{line}: allowed_paths: widens the readable boundary beyond the suites' "
             f"roots to {root} (every program run for a case can read it)" for root in widened]

@@ -147,7 +147,7 @@ def build_plan(opts: EvalOptions, warn: Callable[[str], None] | None = None) -> 
             emit(f"{s.path}:1: no $schema (inferred an eval file; add the line "
                  "'$schema: agentv-eval-v2')")
     suites = _tagged(suites, opts)
-    for warning in consent_warnings(suites, opts.allow_path):  # what the sandbox allows
+    for warning in consent_warnings(suites, allowed, opts.allow_path):  # what the sandbox allows
         emit(warning)
     files_of = TargetFiles(opts, emit)
     resolver = TargetResolver(opts, emit)
