@@ -221,10 +221,34 @@ def _program_dirs(argv: list[str], cwd: str | None, env: dict[str, str]) -> list
         if os.path.isabs(entry):  # ~/.pyenv/shims runs ~/.pyenv/libexec: the whole ~/.pyenv
             shims = os.path.basename(entry.rstrip("/")) == "shims"
             dirs.append(os.path.dirname(entry.rstrip("/")) if shims else entry)
-    if argv and "/" in argv[0]:
-        exe = os.path.join(cwd or ".", argv[0])
-        dirs += [os.path.dirname(os.path.abspath(exe)), os.path.dirname(os.path.realpath(exe))]
+    exe = _program_path(argv, cwd, env)
+    if exe:
+        dirs += [_installation(os.path.dirname(os.path.abspath(exe))),
+                 _installation(os.path.dirname(os.path.realpath(exe)))]
     return [d for d in dirs if any(_inside(d, h) for h in (*HIDDEN, env.get("HOME", "")) if h)]
+
+
+def _program_path(argv: list[str], cwd: str | None, env: dict[str, str]) -> str | None:
+    if not argv:
+        return None
+    if "/" in argv[0]:
+        return os.path.join(cwd or ".", argv[0])
+    return shutil.which(argv[0], path=env.get("PATH", os.defpath))
+
+
+def _installation(folder: str) -> str:
+    """The installation a program's folder belongs to, seen whole: an npm package's outermost
+    ``node_modules`` (Codex and Claude Code run a binary from a sibling platform package), or
+    the venv / npm prefix whose ``bin`` it is (its ``lib`` holds the code); else the folder."""
+    head, marker, _ = folder.partition("/node_modules/")
+    if marker:
+        return head + "/node_modules"
+    prefix = os.path.dirname(folder)
+    if os.path.basename(folder) == "bin" and (
+            os.path.isfile(os.path.join(prefix, "pyvenv.cfg"))
+            or os.path.isdir(os.path.join(prefix, "lib", "node_modules"))):
+        return prefix
+    return folder
 
 
 def _existing(paths) -> list[str]:

@@ -81,3 +81,45 @@ def test_a_real_sandbox_hides_home_keeps_the_suite_read_only_and_cuts_the_networ
         assert "NET" in run(Profile("target", writable=(str(scratch),)))
     finally:
         server.close()
+
+
+def npm_style_install(prefix) -> str:
+    """An npm prefix as nvm or ``npm --prefix`` lays it out: ``bin/tool`` links to the
+    package's script, which runs a binary from a sibling platform package (as Codex does)."""
+    package = prefix / "lib" / "node_modules" / "tool"
+    platform = prefix / "lib" / "node_modules" / "tool-linux-x64" / "vendor"
+    for d in (package / "bin", platform, prefix / "bin"):
+        d.mkdir(parents=True, exist_ok=True)
+    (platform / "tool").write_text("#!/bin/sh\necho PLATFORM-BINARY\n")
+    (package / "bin" / "tool.sh").write_text(
+        '#!/bin/sh\nexec "$(dirname "$(readlink -f "$0")")/../../tool-linux-x64/vendor/tool"\n')
+    for f in (platform / "tool", package / "bin" / "tool.sh"):
+        f.chmod(0o755)
+    (prefix / "bin" / "tool").symlink_to(package / "bin" / "tool.sh")
+    return str(prefix / "bin")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("named", ["on PATH", "by path"])
+def test_a_program_installed_under_a_hidden_folder_still_finds_its_own_files(
+        tmp_path, monkeypatch, named):
+    if sandbox.probe():
+        pytest.skip(sandbox.probe() or "")
+    home = tmp_path / "home"
+    bin_dir = npm_style_install(home / ".nvm" / "versions" / "node" / "v22")
+    (home / ".ssh").mkdir()
+    (home / ".ssh" / "id_rsa").write_text("KEY")
+    monkeypatch.setenv("HOME", str(home))
+    argv = ["tool"] if named == "on PATH" else [f"{bin_dir}/tool"]
+    env = {"HOME": str(home), "PATH": f"{bin_dir}:/usr/bin:/bin"}
+    work = tmp_path / "work"
+    work.mkdir()
+    opts = options(argv, str(work), env, Profile("agent"))
+    assert str(home / ".nvm" / "versions" / "node" / "v22") in pairs(opts, "--ro-bind")
+    assert str(home) not in pairs(opts, "--ro-bind")  # the home itself stays hidden
+    done = asyncio.run(run_process([*argv], cwd=str(work), env=env,
+                                   sandbox=Profile("agent")))
+    assert done.stdout.strip() == "PLATFORM-BINARY", done.stderr
+    check = asyncio.run(run_process(["sh", "-c", "cat ~/.ssh/id_rsa || echo HIDDEN"],
+                                    cwd=str(work), env=env, sandbox=Profile("agent")))
+    assert "KEY" not in check.stdout
