@@ -69,6 +69,7 @@ class EvalContext:
     rubrics: list[Any] = field(default_factory=list)
     base_dir: str = "."  # directory of the eval file (relative prompt/script paths)
     target: str = ""
+    target_provider: str = ""  # the target's provider kind (cli, openai, claude, ...)
     judge: Provider | None = None  # judge target, already wrapped with retries
     judge_name: str | None = None
     attempt: int = 1

@@ -38,6 +38,7 @@ from pydantic import (
     model_validator,
 )
 
+from agentv.evaluators import trace4
 from agentv.evaluators.base import EvalContext, Evaluator, EvaluatorResult, agentv4_rules, clamp01
 from agentv.evaluators.jsonutil import clean_items, first_json_object
 from agentv.providers.process.environment import child_env
@@ -73,14 +74,12 @@ def grader_payload(ctx: EvalContext, config: dict[str, Any]) -> dict[str, Any]:
     usage = ctx.usage
     return {
         "criteria": ctx.expected_outcome, "expected_output": ctx.expected_messages,
-        "output": ctx.candidate_answer, "messages": ctx.output_messages or [],
+        "output": ctx.candidate_answer, "messages": trace4.trace_messages(ctx),
         "input_files": ctx.input_files, "input": ctx.input_messages,
-        "metadata": ctx.case_metadata or None, "trace": None,
-        "trace_summary": ctx.trace_summary,
-        "token_usage": ({"input": usage.input_tokens, "output": usage.output_tokens}
-                        if usage is not None else None),
+        "metadata": ctx.case_metadata or None, "trace": trace4.trace(ctx),
+        "trace_summary": trace4.trace_summary(ctx), "token_usage": trace4.token_usage(ctx),
         "cost_usd": usage.cost_usd if usage is not None else None,
-        "duration_ms": ctx.latency_ms, "start_time": None, "end_time": None,
+        "duration_ms": trace4.duration_ms(ctx), "start_time": None, "end_time": None,
         "file_changes": ctx.file_changes, "workspace_path": ctx.workspace_path,
         "config": config or None,
     }

@@ -5,8 +5,10 @@ the reply parsed by the evaluator's output contract. Every failure is handled he
 * transient provider failures (429, 5xx, timeouts) are retried by the judge's retry policy
   (``providers.llm.retry``, the one retry layer: backoff, jitter, ``Retry-After``); a judge
   given as a bare provider gets the default policy;
-* a reply that breaks the contract is asked again once (the reply and a reminder of the
-  contract appended to the chat);
+* a reply that breaks the contract is asked again as the ask's ``Reasking`` says: by default
+  once, the reply and a reminder of the contract appended to the chat; AgentV 4.42.4's
+  llm-grader asks the same prompt three times, then once more with a prompt asking to repair
+  the last broken reply (``REASK_4``);
 * a judge that still fails raises ``JudgeError``, which ``run_evaluator`` turns into the
   evaluator's error result — the same shape for every judge-based evaluator: score 0,
   ``error``, the ``evaluator_provider_request``, ``details.raw_reply`` for a broken reply,
@@ -46,6 +48,19 @@ class JudgeCall:
         return self.attempts > 1 or self.asks > 1
 
 
+@dataclass(frozen=True)
+class Reasking:
+    """How a broken reply is asked again: ``asks`` of the prompt in all; ``continued``: each
+    re-ask appends the reply and a reminder to the chat (else the same prompt again);
+    ``repair``: then one more ask, given (why, the last broken reply), when it was not empty."""
+    asks: int = 2
+    continued: bool = True
+    repair: Callable[[str, str], str] | None = None
+
+
+REASK_ONCE = Reasking()
+
+
 @dataclass
 class JudgeAsk:
     """What an evaluator asks its judge: prompts, the output contract (for the re-ask) and
@@ -56,6 +71,7 @@ class JudgeAsk:
     contract: str
     inputs: JudgeInputs | None = None
     recorded: dict[str, Any] = field(default_factory=dict)  # extra evaluator_provider_request keys
+    reasking: Reasking = REASK_ONCE
 
 
 @dataclass
@@ -92,35 +108,66 @@ async def ask_judge(ctx: EvalContext, ask: JudgeAsk, parse: Callable[[str], T | 
     recorded = {**ask.recorded, "user_prompt": ask.prompt, "system_prompt": ask.system,
                 "target": ctx.judge_name}
     request = judge_request(ctx.eval_id, ask, attempt=ctx.attempt, trial=ctx.trial)
-    return await call_judge(ctx.judge, request, parse, ask.contract, recorded)
+    return await call_judge(ctx.judge, request, parse, ask.contract, recorded, ask.reasking)
 
 
 async def call_judge(judge: Provider, request: Request, parse: Callable[[str], T | None],
-                     contract: str, recorded: dict[str, Any]) -> JudgeReply[T]:
+                     contract: str, recorded: dict[str, Any],
+                     reasking: Reasking = REASK_ONCE) -> JudgeReply[T]:
     retrying = judge if isinstance(judge, RetryingProvider) else RetryingProvider(
         judge, RetryPolicy())
-    call, usage, text, why = JudgeCall(), None, "", ""
-    for ask in (1, 2):
-        call.asks = ask
-        try:
-            response, attempts = await retrying.invoke_counted(request)
-        except Exception as err:  # noqa: BLE001 - every judge failure gets one shape
-            call.attempts += getattr(err, "attempts", 1)
-            call.wait_ms += getattr(err, "wait_ms", 0.0)
-            raise JudgeError(f"judge '{judge.name}' failed after {call.attempts} attempt(s): "
-                             f"{_message(err)}", **_failure(recorded, usage, call)) from err
-        call.attempts += attempts
-        call.wait_ms += response.wait_ms
-        usage, text = _added(usage, response.usage), response.text
-        try:
-            verdict, why = parse(text), ""
-        except BrokenReply as err:
-            verdict, why = None, f"{err}; "
-        if verdict is not None:
-            return JudgeReply(text, verdict, usage, recorded, call)
-        request = _reasked(request, text, contract)
-    raise JudgeError(f"judge reply broke the output contract twice ({why}expected {contract})",
-                     details={"raw_reply": text}, **_failure(recorded, usage, call))
+    call = JudgeCall()
+    state: dict[str, Any] = {"usage": None, "text": "", "why": ""}
+    requests = [request] * reasking.asks
+    for number in range(reasking.asks):
+        reply = await _asked(retrying, requests[number], parse, recorded, call, state)
+        if reply is not None:
+            return reply
+        if reasking.continued and number + 1 < reasking.asks:
+            requests[number + 1] = _reasked(requests[number], state["text"], contract)
+    if reasking.repair is not None and state["text"].strip():
+        prompt = reasking.repair(state["why"] or f"expected {contract}", state["text"])
+        reply = await _asked(retrying, _repair_request(request, prompt), parse, recorded, call,
+                             state)
+        if reply is not None:
+            return reply
+    times = "twice" if call.asks == 2 else f"in {call.asks} asks"
+    why = f"{state['why']}; " if state["why"] else ""
+    raise JudgeError(f"judge reply broke the output contract {times} ({why}expected {contract})",
+                     details={"raw_reply": state["text"]},
+                     **_failure(recorded, state["usage"], call))
+
+
+async def _asked(retrying: RetryingProvider, request: Request, parse: Callable[[str], T | None],
+                 recorded: dict[str, Any], call: JudgeCall, state: dict[str, Any]
+                 ) -> JudgeReply[T] | None:
+    """One ask: the reply parsed (None: it broke the contract; ``state`` keeps why)."""
+    call.asks += 1
+    try:
+        response, attempts = await retrying.invoke_counted(request)
+    except Exception as err:  # noqa: BLE001 - every judge failure gets one shape
+        call.attempts += getattr(err, "attempts", 1)
+        call.wait_ms += getattr(err, "wait_ms", 0.0)
+        raise JudgeError(f"judge '{retrying.name}' failed after {call.attempts} attempt(s): "
+                         f"{_message(err)}", **_failure(recorded, state["usage"], call)) from err
+    call.attempts += attempts
+    call.wait_ms += response.wait_ms
+    state["usage"], state["text"] = _added(state["usage"], response.usage), response.text
+    try:
+        verdict, state["why"] = parse(response.text), ""
+    except BrokenReply as err:
+        verdict, state["why"] = None, str(err)
+    return None if verdict is None else JudgeReply(response.text, verdict, state["usage"],
+                                                   recorded, call)
+
+
+def _repair_request(request: Request, prompt: str) -> Request:
+    return Request(eval_id=request.eval_id, question=prompt,
+                   system_prompt=request.system_prompt,
+                   chat=[{"role": "system", "content": request.system_prompt or ""},
+                         {"role": "user", "content": prompt}],
+                   attempt=request.attempt, trial=request.trial, purpose="judge",
+                   response_format=request.response_format, judge=request.judge)
 
 
 def judged(evaluator: Evaluator, reply: JudgeReply[Any], score: float, hits: list[str],

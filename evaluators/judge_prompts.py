@@ -49,3 +49,14 @@ TEMPLATE_4 = default_template("grader", "answer", [
     ("criteria", "{{criteria}}"), ("question", "{{input}}"),
     ("reference_answer", "{{expected_output}}"), ("answer", "{{output}}")])
 CONTRACT_4 = 'a JSON object {"score": <0.0-1.0>, "assertions": [{"text": ..., "passed": ...}]}'
+
+
+def repair_prompt_4(validation_error: str, invalid_reply: str) -> str:
+    """AgentV 4.42.4's last ask after three broken replies: repair the last one."""
+    return "\n".join([
+        "The following evaluation response has useful grading content but invalid JSON "
+        "structure.",
+        "Repair it to satisfy the schema in the system prompt.",
+        "Preserve the evaluation meaning, do not re-grade the answer, and return only a "
+        "single JSON object.", "", "Validation error:", validation_error, "",
+        "Invalid response:", invalid_reply])

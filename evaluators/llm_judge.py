@@ -16,8 +16,10 @@ and record:
   default template. The reply ``{score, assertions[], details?}`` (code fences stripped; the
   first 8 assertions kept) is recorded with its assertions and details.
 
-Either way a reply that breaks the contract is asked again once, then it is this evaluator's
-error (``evaluators.judge_call``; a 4.x case records it as an execution error, as 4.42.4).
+A reply that breaks the contract is asked again (``evaluators.judge_call``): v2 once, with a
+reminder; 4.x as 4.42.4 does, the same prompt three times and then a request to repair the
+last reply. A judge that still breaks it is this evaluator's error (4.x: the grader is
+skipped, as 4.42.4).
 """
 from __future__ import annotations
 
@@ -40,9 +42,11 @@ from agentv.evaluators.base import (
 )
 from agentv.evaluators.jsonutil import clean_items, first_json_object
 from agentv.evaluators.judge_call import (
+    REASK_ONCE,
     BrokenReply,
     JudgeAsk,
     JudgeReply,
+    Reasking,
     ask_judge,
     judged,
     judged_fields,
@@ -54,6 +58,7 @@ from agentv.evaluators.judge_prompts import (
     SYSTEM_4,
     SYSTEM_PROMPT,
     TEMPLATE_4,
+    repair_prompt_4,
 )
 from agentv.providers.base import JudgeInputs
 
@@ -177,6 +182,7 @@ class Generation:
     ten_point: bool
     parse: Callable[..., Any]  # (reply text, scale=) -> verdict | None
     record: Callable[["LlmJudge", JudgeReply[Any]], EvaluatorResult]
+    reasking: Reasking = REASK_ONCE
 
 
 def _record_verdict(judge: LlmJudge, reply: JudgeReply[Any]) -> EvaluatorResult:
@@ -197,7 +203,8 @@ V2 = Generation(SYSTEM_PROMPT, DEFAULT_TEMPLATE, CONTRACT, lambda ctx, _: templa
                 inline_criteria=False, ten_point=True, parse=verdict_of,
                 record=_record_verdict)
 AGENTV4 = Generation(SYSTEM_4, TEMPLATE_4, CONTRACT_4, grader_values, inline_criteria=True,
-                     ten_point=False, parse=parse_reply, record=_record_assertions)
+                     ten_point=False, parse=parse_reply, record=_record_assertions,
+                     reasking=Reasking(asks=3, continued=False, repair=repair_prompt_4))
 
 
 class PromptScript(BaseModel):
@@ -255,6 +262,7 @@ class LlmJudge(Evaluator):
         ten = generation.ten_point and bool(self.prompt) and declares_ten_point_scale(template)
         prompt = render_template(template, generation.values(ctx, criteria))
         reply = await ask_judge(ctx, JudgeAsk(generation.system, prompt, generation.contract,
-                                              judge_inputs(ctx)),
+                                              judge_inputs(ctx),
+                                              reasking=generation.reasking),
                                 partial(generation.parse, scale=10.0 if ten else 1.0))
         return generation.record(self, reply)

@@ -1,16 +1,17 @@
 """A loopback OpenAI-compatible judge for the differential tests: real HTTP on 127.0.0.1,
-``POST …/chat/completions`` answered with one fixed reply, as a plain JSON completion or — when
+``POST …/chat/completions`` answered with one fixed reply (or the reply a function of the
+request's body chooses), as a plain JSON completion or — when
 the request asks for ``stream`` (AgentV 4.x's pi-ai client does) — as server-sent chunks."""
 from __future__ import annotations
 
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Callable
 
 
 class JudgeStub:
-    def __init__(self, reply: str) -> None:
+    def __init__(self, reply: str | Callable[[dict[str, Any]], str]) -> None:
         self.reply = reply
         self.requests: list[dict[str, Any]] = []
         stub = self
@@ -22,10 +23,11 @@ class JudgeStub:
             def do_POST(self) -> None:  # noqa: N802 - http.server's name
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"] or 0)))
                 stub.requests.append({"path": self.path, "body": body})
+                text = stub.reply(body) if callable(stub.reply) else stub.reply
                 if body.get("stream"):
-                    self._stream()
+                    self._stream(text)
                 else:
-                    self._send(200, "application/json", json.dumps(stub.completion()))
+                    self._send(200, "application/json", json.dumps(stub.completion(text)))
 
             def _send(self, status: int, kind: str, text: str) -> None:
                 data = text.encode()
@@ -35,8 +37,8 @@ class JudgeStub:
                 self.end_headers()
                 self.wfile.write(data)
 
-            def _stream(self) -> None:
-                events = [stub.chunk({"role": "assistant", "content": stub.reply}, None),
+            def _stream(self, text: str) -> None:
+                events = [stub.chunk({"role": "assistant", "content": text}, None),
                           stub.chunk({}, "stop") | {"usage": stub.usage()}]
                 text = "".join(f"data: {json.dumps(e)}\n\n" for e in events) + "data: [DONE]\n\n"
                 self._send(200, "text/event-stream", text)
@@ -51,11 +53,11 @@ class JudgeStub:
     def usage(self) -> dict[str, int]:
         return {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
 
-    def completion(self) -> dict[str, Any]:
+    def completion(self, text: str) -> dict[str, Any]:
         return {"id": "chatcmpl-judge", "object": "chat.completion", "created": 0,
                 "model": "stub-judge", "usage": self.usage(),
                 "choices": [{"index": 0, "finish_reason": "stop",
-                             "message": {"role": "assistant", "content": self.reply}}]}
+                             "message": {"role": "assistant", "content": text}}]}
 
     def chunk(self, delta: dict[str, Any], finish: str | None) -> dict[str, Any]:
         return {"id": "chatcmpl-judge", "object": "chat.completion.chunk", "created": 0,

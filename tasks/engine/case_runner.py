@@ -184,7 +184,7 @@ class CaseRunner:
             input_files=request.input_files, system_message=request.system_prompt or "",
             trace=response.trace, usage=response.usage, latency_ms=response.latency_ms,
             rubrics=case.rubrics, base_dir=case.base_dir, target=runtime.name,
-            judge=runtime.judge, judge_name=runtime.judge.name if runtime.judge else None,
+            target_provider=runtime.provider.kind, judge=runtime.judge, judge_name=runtime.judge.name if runtime.judge else None,
             attempt=attempts, trial=job.trial, trace_summary=summary,
             file_changes=response.file_changes, workspace_path=response.workspace_path,
             user_segments=user_segments(case), case_metadata=case.metadata,

@@ -3,7 +3,8 @@ that build eval files from AgentV 4.42.4's catalogue of deterministic assertion 
 checks, regex, is-json, field-accuracy, the trace budgets (latency, cost, token-usage,
 execution-metrics), tool-trajectory and composites of them (weighted_average, threshold) —
 with random options, ``required``, weights, ``negate``, names, thresholds, suite defaults and
-``skip_defaults``, per-test ``vars`` in input and assertion values, multi-turn inputs, and
+``skip_defaults``, per-test ``vars`` in input and assertion values, multi-turn inputs,
+code-grader and LLM grading (oracle_graders.py), tests in an external YAML or JSONL file, and
 each test's answer:
 what the deterministic ``cli`` agent (oracle_agent.py) writes for that test id (plain text, or a
 JSON reply with messages, tool calls, token usage, cost and duration)."""
@@ -13,6 +14,8 @@ import json
 from dataclasses import dataclass, field
 
 from hypothesis import strategies as st
+
+from tests.compat.oracle_graders import code_grader, criteria, llm_grader
 
 # answers' texts: empty, unicode, trailing newlines, padding, JSON, numbers, several lines
 TEXTS = ["", "Paris", "The capital of France is Paris.", "hello\n", "Hello World!\n\n",
@@ -43,6 +46,8 @@ class Suite:
     defaults: list[dict] = field(default_factory=list)
     threshold: float | None = None
     templates: dict[str, list[dict]] = field(default_factory=dict)  # include: NAME → assertions
+    judge: dict[str, str] = field(default_factory=dict)  # marker → the judge's reply
+    external: str | None = None  # "yaml" / "jsonl": the tests in a file of their own
 
     def document(self) -> dict:
         doc: dict = {"name": self.name, "execution": {"target": "agent"}}
@@ -50,7 +55,7 @@ class Suite:
             doc["execution"]["threshold"] = self.threshold
         if self.defaults:
             doc["assertions"] = self.defaults
-        doc["tests"] = self.tests
+        doc["tests"] = f"./{self.name}.cases.{self.external}" if self.external else self.tests
         return doc
 
 
@@ -230,8 +235,19 @@ def multi_turn(draw, text: str) -> list[dict]:
     return turns
 
 
+def graders_that_run(draw, test: dict, assertions: list[dict], judge: dict[str, str]) -> None:
+    """Now and then a code-grader, an llm-grader, or the test's ``criteria`` alone."""
+    for index in range(draw(st.integers(0, 2)) if draw(st.integers(0, 3)) == 0 else 0):
+        marker = f"judge-{test['id']}-{index}"
+        assertions.append(code_grader(draw, options(draw)) if draw(st.booleans())
+                          else llm_grader(draw, marker, judge, options(draw)))
+    if draw(st.integers(0, 6)) == 0:
+        test["criteria"] = criteria(draw, f"judge-{test['id']}-c", judge)
+
+
 @st.composite
-def one_test(draw, test_id: str, with_defaults: bool) -> tuple[dict, object]:
+def one_test(draw, test_id: str, with_defaults: bool,
+             judge: dict[str, str]) -> tuple[dict, object]:
     traced = draw(st.integers(0, 2)) == 0
     answer: object = draw(trace_answer()) if traced else draw(st.sampled_from(TEXTS))
     if draw(st.integers(0, 19)) == 0:
@@ -240,6 +256,7 @@ def one_test(draw, test_id: str, with_defaults: bool) -> tuple[dict, object]:
     kinds = st.one_of(kinds, kinds, kinds, composite_assertion(kinds))
     assertions = draw(st.lists(kinds, min_size=0 if with_defaults else 1, max_size=5))
     test: dict = {"id": test_id, "input": f"Answer case {test_id}."}
+    graders_that_run(draw, test, assertions, judge)
     if draw(st.integers(0, 4)) == 0:
         with_vars(draw, test, assertions)
     if draw(st.integers(0, 5)) == 0:
@@ -270,9 +287,11 @@ def suite(draw, number: int) -> Suite:
     made = Suite(name=f"oracle-{number}", tests=[], defaults=defaults)
     if draw(st.integers(0, 3)) == 0:
         made.threshold = draw(st.sampled_from([0, 0.5, 0.8, 1]))
+    if draw(st.integers(0, 5)) == 0:
+        made.external = draw(st.sampled_from(["yaml", "jsonl"]))
     for index in range(count):
         test_id = f"s{number}-t{index}"
-        test, answer = draw(one_test(test_id, bool(defaults)))
+        test, answer = draw(one_test(test_id, bool(defaults), made.judge))
         if test.get("assertions") and draw(st.integers(0, 5)) == 0:  # an assertion template
             name = f"template-{number}-{index}"
             made.templates[name] = test["assertions"][:2]

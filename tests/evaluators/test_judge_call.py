@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 from aiohttp import web
 
-from agentv.evaluators.base import EvalContext, run_evaluator
+from agentv.evaluators.base import AGENTV4, EvalContext, run_evaluator
+from agentv.evaluators.llm_judge import LlmJudge
 from agentv.evaluators.registry import build_evaluator
 from agentv.providers.base import Target
 from agentv.providers.llm.openai import OpenAIHTTPProvider
@@ -89,7 +90,8 @@ def fresh(server):
     server.script, server.bodies, server.times = [], [], []
 
 
-def evaluate(server: ScriptedJudge, kind: str, script: list[Any], retries: int = 3):
+def evaluate(server: ScriptedJudge, kind: str, script: list[Any], retries: int = 3,
+             evaluator: Any = None):
     server.script = list(script)
     provider = OpenAIHTTPProvider(Target("judge", "openai", {
         "base_url": f"http://127.0.0.1:{server.port}/v1", "model": "judge-model",
@@ -101,7 +103,8 @@ def evaluate(server: ScriptedJudge, kind: str, script: list[Any], retries: int =
 
     async def go():
         try:
-            return await run_evaluator(build_evaluator(KINDS[kind][0], where="s.yaml:1"), ctx)
+            return await run_evaluator(
+                evaluator or build_evaluator(KINDS[kind][0], where="s.yaml:1"), ctx)
         finally:
             await judge.aclose()
     return asyncio.run(go())
@@ -166,3 +169,28 @@ def test_a_non_retryable_judge_error_is_not_retried(server):
     result = evaluate(server, "llm_judge", [(401, 0)])
     assert "failed after 1 attempt(s)" in result.error and len(server.bodies) == 1
     assert "sk-test" not in json.dumps(result.to_record())
+
+
+GRADED_4 = {"score": 0.75, "assertions": [{"text": "names Paris", "passed": True}]}
+
+
+def test_agentv4_asks_three_times_then_asks_to_repair_the_last_reply(server):
+    """AgentV 4.42.4's llm-grader: the same prompt three times, then one request to repair
+    the last broken reply (its system prompt kept), whose answer is the verdict."""
+    four = {"evaluator": LlmJudge.model_validate({"type": "llm-grader"},
+                                                 context={"generation": AGENTV4})}
+    broken = ["no verdict", {"assertions": []}, {"score": 2}]
+    result = evaluate(server, "llm_judge", [*broken, GRADED_4], **four)
+    assert result.error is None and result.score == 0.75
+    assert result.judge_call == {"attempts": 4, "asks": 4, "wait_ms": 0.0}
+    asks = [b["messages"] for b in server.bodies]
+    assert asks[0] == asks[1] == asks[2]  # the same prompt, not a continued chat
+    assert asks[3][0] == asks[0][0] and len(asks[3]) == 2  # the system prompt kept
+    repair = asks[3][1]["content"]
+    assert repair.startswith("The following evaluation response has useful grading content")
+    assert repair.endswith('Invalid response:\n{"score": 2}')
+    still = evaluate(server, "llm_judge", [*broken, "nothing better"], **four)
+    assert still.score == 0 and "broke the output contract in 4 asks" in still.error
+    server.bodies.clear()
+    empty = evaluate(server, "llm_judge", ["x", "y", " "], **four)  # nothing to repair
+    assert empty.judge_call["asks"] == 3 and len(server.bodies) == 3

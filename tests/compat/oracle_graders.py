@@ -1,0 +1,61 @@
+"""The oracle's graders that run something (tests/compat/oracle_suites.py): ``code-grader``
+commands running oracle_grade.py in a random mode, and LLM grading — ``llm-grader`` with an
+inline prompt, or a test's ``criteria`` alone — answered by the loopback judge
+(oracle_run.judge) with the reply the generator chose for that grader. Each LLM-graded thing
+carries a marker (``judge-<test>-<n>``) in the text it sends; the judge answers the marker it
+finds first in the request."""
+from __future__ import annotations
+
+import json
+import re
+import sys
+
+from hypothesis import strategies as st
+
+GRADE_MODES = ["score", "assertions", "payload", "text", "crash", "config", "details", "list"]
+# judge replies: scores at and around the pass line, assertions only, a fenced reply, no JSON
+JUDGE_REPLIES = [
+    {"score": 0.7, "assertions": [{"text": "names it", "passed": True}]},
+    {"score": 1, "assertions": []},
+    {"score": 0, "assertions": [{"text": "wrong", "passed": False}]},
+    {"score": 0.8, "assertions": [{"text": "close", "passed": True},
+                                  {"text": "terse", "passed": False}]},
+    {"score": 0.79, "assertions": [{"text": "almost", "passed": False}]},
+    {"assertions": [{"text": "a", "passed": True}, {"text": "b", "passed": False}]},
+    {"score": 0.5, "reasoning": "half"},
+    "```json\n{\"score\": 0.6, \"assertions\": []}\n```",
+    "not JSON at all",
+]
+MARKER = re.compile(r"judge-s\d+-t\d+-[0-9c]+")
+
+
+def code_grader(draw, options: dict) -> dict:
+    mode = draw(st.sampled_from(GRADE_MODES))
+    out: dict = {"type": "code-grader",
+                 "command": [sys.executable, "oracle_grade.py", mode]}
+    if mode == "config" and draw(st.booleans()):
+        out["bar"] = draw(st.sampled_from([0, 0.5, 0.8, 1]))
+    return {**out, **options}
+
+
+def llm_grader(draw, marker: str, judge: dict[str, str], options: dict) -> dict:
+    judge[marker] = reply(draw)
+    return {"type": "llm-grader", "prompt": f"Grade the answer by rule {marker}.", **options}
+
+
+def criteria(draw, marker: str, judge: dict[str, str]) -> str:
+    judge[marker] = reply(draw)
+    return f"Follows rule {marker}."
+
+
+def reply(draw) -> str:
+    chosen = draw(st.sampled_from(JUDGE_REPLIES))
+    return chosen if isinstance(chosen, str) else json.dumps(chosen)
+
+
+def judge_reply(request: dict, judge: dict[str, str]) -> str:
+    """The reply for the first marker in the request's messages (graders' before criteria)."""
+    text = json.dumps(request.get("messages", request), ensure_ascii=False)
+    found = MARKER.findall(text)
+    chosen = next((m for m in found if not m.endswith("-c")), found[0] if found else None)
+    return judge.get(chosen or "", json.dumps({"score": 0.5, "assertions": []}))
