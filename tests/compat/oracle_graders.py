@@ -1,4 +1,5 @@
-"""The oracle's graders that run something (tests/compat/oracle_suites.py): ``code-grader``
+"""The oracle's graders of structured answers and graders that run something
+(tests/compat/oracle_suites.py): ``field-accuracy`` of an invoice; ``code-grader``
 commands running oracle_grade.py in a random mode, and LLM grading — ``llm-grader`` with an
 inline prompt, or a test's ``criteria`` alone — answered by the loopback judge
 (oracle_run.judge) with the reply the generator chose for that grader. Each LLM-graded thing
@@ -12,6 +13,8 @@ import sys
 
 from hypothesis import strategies as st
 
+INVOICE = {"invoice": "INV-1", "total": 99.5, "date": "2025-01-15", "vendor": {"name": "Acme"}}
+FIELD_PATHS = ["invoice", "total", "date", "vendor.name", "missing", "vendor"]
 GRADE_MODES = ["score", "assertions", "payload", "text", "crash", "config", "details", "list"]
 # judge replies: scores at and around the pass line, assertions only, a fenced reply, no JSON
 JUDGE_REPLIES = [
@@ -27,6 +30,34 @@ JUDGE_REPLIES = [
     "not JSON at all",
 ]
 MARKER = re.compile(r"judge-s\d+-t\d+-[0-9c]+")
+
+
+def field_accuracy(draw, options: dict) -> dict:
+    fields = []
+    for path in draw(st.lists(st.sampled_from(FIELD_PATHS), min_size=1, max_size=3)):
+        # `date` on a date field only: text that is no date is a deliberate deviation
+        # (4.42.4 reads it with V8's lenient `new Date`: "INV-1" is 2001-01-01)
+        one: dict = {"path": path, "match": draw(st.sampled_from(
+            ["exact", "exact", "numeric_tolerance"] + (["date"] * 2 if path == "date" else [])))}
+        if one["match"] == "numeric_tolerance":
+            one["tolerance"] = draw(st.sampled_from([0, 0.5, 1]))
+            if draw(st.booleans()):
+                one["relative"] = True
+        if draw(st.integers(0, 9)) == 0:  # no valid match: AgentV drops the field
+            one["match"] = draw(st.sampled_from([None, "fuzzy"]))
+            if one["match"] is None:
+                del one["match"]
+        if draw(st.integers(0, 3)) == 0:
+            one["required"] = draw(st.booleans())
+        if draw(st.integers(0, 3)) == 0:
+            one["weight"] = draw(st.sampled_from([0.5, 2]))
+        fields.append(one)
+    if not any("match" in f and f["match"] != "fuzzy" for f in fields):
+        fields.append({"path": "total", "match": "exact"})  # one valid field at least
+    out: dict = {"type": "field-accuracy", "fields": fields}
+    if draw(st.booleans()):
+        out["aggregation"] = draw(st.sampled_from(["weighted_average", "all_or_nothing"]))
+    return {**out, **options}
 
 
 def code_grader(draw, options: dict) -> dict:

@@ -4,11 +4,12 @@ the record's key set and each grader's name, type, score, weight and verdict.
 
 CI runs a bounded, seeded (derandomized) sample. The long run, for developers::
 
-    AGENTV_ORACLE_SUITES=320 .venv/bin/python -m pytest -n0 tests/compat/test_oracle.py \\
-        --hypothesis-seed=12345
+    AGENTV_ORACLE_SUITES=130 AGENTV_ORACLE_TESTS=10,30 .venv/bin/python -m pytest -n0 \\
+        tests/compat/test_oracle.py --hypothesis-seed=12345
 
-(each generated example is 1–3 suites of 3–14 tests, ~16 on average, so 320 examples are
-about 5,000 tests, some 2–3 hours on two cores; each program starts once per example).
+(each generated example is 1–3 suites; ``AGENTV_ORACLE_TESTS`` is the range of tests per
+suite — 3–14 in CI, ~16 tests an example; 10–30 gives ~40, so 130 examples are about 5,000
+tests, and each program starts once per example).
 ``AGENTV_ORACLE_LOG=file.jsonl`` appends every disagreement (the test, its answer, the
 differences) and each example's test count; ``AGENTV_ORACLE_COLLECT=1`` records instead of
 failing, to survey the classes; ``AGENTV_ORACLE_KEEP=folder`` keeps each disagreeing
