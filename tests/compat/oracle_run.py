@@ -20,6 +20,8 @@ from tests.sse_judge import JudgeStub
 AGENT = Path(__file__).parent / "oracle_agent.py"
 GRADER = Path(__file__).parent / "oracle_grade.py"
 MODULE = os.environ.get("AGENTV_ORACLE_MODULE", "agentv")  # the module that runs agentv
+# tests run at once by each program (the long run takes more; AgentV's default is 3)
+WORKERS = ("--workers", os.environ.get("AGENTV_ORACLE_WORKERS", "3"))
 # the interpreter by its path: both programs run the same command whatever their PATH and
 # environment (a pyenv shim needs HOME/PYENV_ROOT)
 TARGETS = ("targets:\n  - name: agent\n    provider: cli\n"
@@ -77,9 +79,9 @@ def run_both(folder: Path, files: list[str]) -> tuple[Path, Path]:
 def run_programs(folder: Path, files: list[str], env: dict[str, str]) -> tuple[Path, Path]:
     real, ours = folder / "agentv4-out", folder / "agentv.jsonl"
     proc = run_agentv4(real_tool("agentv4"), files, real, folder, "--targets", "targets.yaml",
-                       env=env)
+                       *WORKERS, env=env)
     assert (real / "index.jsonl").is_file(), proc.stdout[-2000:] + proc.stderr[-2000:]
-    proc = run_cli("eval", *files, "--targets", "targets.yaml", "--out", str(ours),
+    proc = run_cli("eval", *files, "--targets", "targets.yaml", "--out", str(ours), *WORKERS,
                    cwd=folder, timeout=600, module=MODULE, env=env)
     assert "Traceback" not in proc.stderr, proc.stderr[-2000:]
     if proc.returncode == 2:

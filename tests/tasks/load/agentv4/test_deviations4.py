@@ -82,3 +82,14 @@ def test_an_assertion_agentv4_would_drop_whole_is_refused(tmp_path, assertion):
     with pytest.raises(ConfigError) as err:
         load_suite(path)
     assert f"{path}:5:" in err.value.render()
+
+
+def test_a_literal_model_name_in_targets_is_used(tmp_path):
+    """4.42.4 reads an LLM target's `model` and `api_key` only from `${{ VAR }}`: a literal
+    model fails every test of the run; agentv uses the name as written."""
+    from agentv.tasks.load.targets import load_targets
+    path = write(tmp_path / "targets.yaml", "targets:\n  - name: judge\n    provider: openai\n"
+                 "    base_url: http://127.0.0.1:9/v1\n    api_key: ${{ JUDGE_KEY }}\n"
+                 "    model: gpt-4o-mini\n")
+    target = load_targets(path, lambda _w: None).resolve("judge", {"JUDGE_KEY": "sk-test"})
+    assert target.settings["model"] == "gpt-4o-mini"
