@@ -39,10 +39,10 @@ EVALUATORS: dict[str, str | type[Evaluator]] = {
     "error_detection": "agentv.evaluators.heuristics:ErrorDetection",
     "heuristic": "agentv.evaluators.heuristics:AspectCoverage",
     # deterministic checks and combinators
-    "exact_match": "agentv.evaluators.checks:ExactMatch",
-    "contains": "agentv.evaluators.checks:Contains",
-    "regex": "agentv.evaluators.text_assertions:Regex",
-    "is_json": "agentv.evaluators.checks:IsJson",
+    "exact_match": "agentv.evaluators.text_assertions:Equals",
+    "contains": "agentv.evaluators.text_assertions:Contains",
+    "regex": "agentv.evaluators.text_forms:Regex",
+    "is_json": "agentv.evaluators.text_forms:IsJson",
     "json_subset": "agentv.evaluators.checks:JsonSubset",
     "within_tolerance": "agentv.evaluators.checks:WithinTolerance",
     "all_of": "agentv.evaluators.combinators:AllOf",
@@ -66,7 +66,7 @@ V2 = {k: v for k, v in EVALUATORS.items() if isinstance(v, str)}  # the built-in
 # is an alias of its v2 entry (the generation's rules are the validation context
 # {"generation": "4.x"}, chosen once by the 4.x loader: evaluators.base.agentv4_rules)
 AGENTV4_EVALUATORS: dict[str, str] = {
-    "contains": "agentv.evaluators.text_assertions:Contains",
+    "contains": V2["contains"],
     "icontains": "agentv.evaluators.text_assertions:Icontains",
     "contains-any": "agentv.evaluators.text_assertions:ContainsAny",
     "contains-all": "agentv.evaluators.text_assertions:ContainsAll",
@@ -74,9 +74,9 @@ AGENTV4_EVALUATORS: dict[str, str] = {
     "icontains-all": "agentv.evaluators.text_assertions:IcontainsAll",
     "starts-with": "agentv.evaluators.text_assertions:StartsWith",
     "ends-with": "agentv.evaluators.text_assertions:EndsWith",
-    "equals": "agentv.evaluators.text_assertions:Equals",
+    "equals": V2["exact_match"],
     "regex": V2["regex"],
-    "is-json": "agentv.evaluators.text_assertions:IsJson",
+    "is-json": V2["is_json"],
     "code-grader": V2["code_judge"],
     "latency": V2["latency"],
     "cost": V2["cost"],

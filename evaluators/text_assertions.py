@@ -1,30 +1,38 @@
-"""AgentV 4.x's deterministic assertions on the answer text: ``contains``, ``icontains``,
+"""The deterministic checks of the answer text, one class each for both generations:
+``contains`` and ``equals`` (v2: ``exact_match``), and AgentV 4.x's ``icontains``,
 ``contains-any``, ``contains-all``, ``icontains-any``, ``icontains-all``, ``starts-with``,
-``ends-with``, ``equals``, ``regex``, ``is-json``.
+``ends-with`` (the answer's form — ``regex``, ``is-json``: evaluators.text_forms).
 
 Scored exactly as AgentV 4.42.4 scores them (``graders/assertions.ts``): 1 or 0, verdict pass
 or fail, one assertion whose text is AgentV's. ``contains`` and friends look for the literal
 text (``icontains*`` lower-cased); ``starts-with``, ``ends-with`` and ``equals`` compare both
-sides trimmed; ``regex`` is a JavaScript pattern with its `flags` (evaluators/js_regex.py:
-JavaScript's ``$``, ``.``, ``\\d``/``\\w``/``\\b``, flags ``imsuygd``); ``is-json`` means
-``JSON.parse`` accepts the answer (``NaN``/``Infinity`` are not JSON).
+sides trimmed.
 
-``regex`` is one class for both generations: a v2 file's ``regex`` is the same JavaScript
-pattern (v2 spells it `pattern`, its flags `ignore_case` / `multiline`), recorded as v2 records
-a check (a scored match: ``matched '…'``).
+A v2 file's check (``TextCheck.checked``) is scored as v2 scores it: a missing ``value`` is
+the case's expected answer; ``contains`` with a list scores the share found; ``exact_match``
+compares JSON values as JSON, text trimmed (``trim``) and ``case_sensitive``; ``is_json``
+reads fenced JSON and checks a ``schema`` (inline or a file beside the eval); ``regex`` is the
+same JavaScript pattern (v2 spells it `pattern`, its flags `ignore_case` / `multiline`) —
+recorded as v2 records a check (``matched '…'``).
 """
 from __future__ import annotations
 
 import json
 from typing import Any, ClassVar
 
-from pydantic import AliasChoices, Field, PrivateAttr, field_validator, model_validator
+from pydantic import (
+    Field,
+    PrivateAttr,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
+from agentv.evaluators import functions as fn
 from agentv.evaluators.base import EvalContext, Evaluator, EvaluatorResult, agentv4_rules
-from agentv.evaluators.js_regex import JsRegexError, compile_js
-from agentv.evaluators.js_regex import test as js_test
+from agentv.evaluators.jsonutil import MISSING, parse_json
 from agentv.evaluators.score import Score, passed_score
-from agentv.evaluators.scored import score_result
+from agentv.evaluators.scored import NO_EXPECTED, case_expected, score_result
 
 
 def text(value: Any) -> str:
@@ -49,28 +57,79 @@ class TextAssertion(Evaluator):
                            assertions=[{"text": text_, "passed": passed}])
 
 
-class Contains(TextAssertion):
-    """The answer contains `value` (case-sensitive)."""
+class TextCheck(TextAssertion):
+    """Base of a check both generations write: 4.x gets ``asserted`` (AgentV's assertion),
+    v2 ``checked`` (a ``Score``; None: the kind is 4.x's only)."""
+    _agentv4: bool = PrivateAttr(default=False)
+
+    @model_validator(mode="after")
+    def _generation(self, info: ValidationInfo) -> "TextCheck":
+        self._agentv4 = agentv4_rules(info)
+        if self._agentv4:
+            self.agentv4_value()
+        return self
+
+    def agentv4_value(self) -> None:
+        """4.x's value: text (a number or boolean as JavaScript prints it)."""
+        value = getattr(self, "value", "")
+        if isinstance(value, (int, float, bool)):
+            object.__setattr__(self, "value", text(value))
+        elif not isinstance(value, str):
+            raise ValueError("value: must be text")
+
+    def checked(self, ctx: EvalContext) -> Score | None:
+        return None
+
+    async def asserted(self, ctx: EvalContext) -> EvaluatorResult:
+        raise NotImplementedError
+
+    async def evaluate(self, ctx: EvalContext) -> EvaluatorResult:
+        score = None if self._agentv4 else self.checked(ctx)
+        return await self.asserted(ctx) if score is None else score_result(self, score)
+
+    def expected(self, ctx: EvalContext, value: Any) -> Any:
+        """v2: ``value`` when configured, else the case's expected answer (or ``MISSING``)."""
+        return value if value is not None else case_expected(ctx)
+
+
+class Contains(TextCheck):
+    """The answer contains `value` (v2: a list scores the share found; none: the expected
+    answer)."""
     kind = "contains"
-    value: str
+    value: str | list[str] | None = None
+    case_sensitive: bool = True
 
     @field_validator("value", mode="before")
     @classmethod
     def _text(cls, value: Any) -> Any:
         return text(value) if isinstance(value, (int, float, bool)) else value
 
-    async def evaluate(self, ctx: EvalContext) -> EvaluatorResult:
-        passed = self.value in ctx.candidate_answer
+    async def asserted(self, ctx: EvalContext) -> EvaluatorResult:
+        passed = str(self.value) in ctx.candidate_answer
         return self.outcome(passed, f'Output contains "{self.value}"' if passed
                             else f'Output does not contain "{self.value}"')
 
+    def checked(self, ctx: EvalContext) -> Score | None:
+        expected = self.expected(ctx, self.value)
+        if expected is MISSING:
+            return passed_score(False, NO_EXPECTED)
+        needles = expected if isinstance(expected, list) else [expected]
+        answer = self._fold(ctx.candidate_answer)
+        missing = [n for n in needles if self._fold(n) not in answer]
+        reason = (f"missing: {', '.join(repr(str(n)) for n in missing)}" if missing
+                  else f"found {len(needles)} of {len(needles)}")
+        return Score(value=1 - len(missing) / len(needles), passed=not missing, reason=reason)
+
+    def _fold(self, value: Any) -> str:
+        return str(value) if self.case_sensitive else str(value).casefold()
+
 
 class Icontains(Contains):
-    """The answer contains `value`, ignoring case."""
+    """The answer contains `value`, ignoring case (4.x)."""
     kind = "icontains"
 
-    async def evaluate(self, ctx: EvalContext) -> EvaluatorResult:
-        passed = self.value.lower() in ctx.candidate_answer.lower()
+    async def asserted(self, ctx: EvalContext) -> EvaluatorResult:
+        passed = str(self.value).lower() in ctx.candidate_answer.lower()
         return self.outcome(passed, f'Output contains "{self.value}" (case-insensitive)'
                             if passed else
                             f'Output does not contain "{self.value}" (case-insensitive)')
@@ -132,15 +191,17 @@ class IcontainsAll(ContainsAll):
     ignore_case: bool = True
 
 
-class _Compared(Contains):
+class _Compared(TextCheck):
     """Base: the trimmed answer compared with the trimmed `value` by the ``str`` method
     ``compare``, in AgentV's words (``phrases``: when it holds, when it does not)."""
     compare: ClassVar[str]
     phrases: ClassVar[tuple[str, str]]
+    value: Any = None
 
-    async def evaluate(self, ctx: EvalContext) -> EvaluatorResult:
-        passed = bool(getattr(ctx.candidate_answer.strip(), self.compare)(self.value.strip()))
-        return self.outcome(passed, f'Output {self.phrases[0 if passed else 1]} "{self.value}"')
+    async def asserted(self, ctx: EvalContext) -> EvaluatorResult:
+        value = str(self.value)
+        passed = bool(getattr(ctx.candidate_answer.strip(), self.compare)(value.strip()))
+        return self.outcome(passed, f'Output {self.phrases[0 if passed else 1]} "{value}"')
 
 
 class StartsWith(_Compared):
@@ -158,73 +219,26 @@ class EndsWith(_Compared):
 
 
 class Equals(_Compared):
-    """The answer, trimmed, equals `value` (trimmed)."""
-    kind = "equals"
+    """The answer equals `value`, both trimmed (v2 `exact_match`: JSON compared as JSON; no
+    value: the expected answer)."""
+    kind = "exact_match"  # 4.x: `equals`
     compare = "__eq__"
     phrases = ("equals", "does not equal")
+    case_sensitive: bool = True
+    trim: bool = True
 
-
-class Regex(TextAssertion):
-    """The answer matches the JavaScript pattern `pattern` (4.x: `value`) with `flags` (v2's
-    `ignore_case` / `multiline`: `i` / `m`).
-
-    As ``new RegExp(pattern, flags).test(answer)`` (evaluators.js_regex). A pattern JavaScript
-    rejects is refused when a v2 file loads; a 4.x one fails when graded, as in AgentV (the
-    file still loads)."""
-    kind = "regex"
-    pattern: str = Field(validation_alias=AliasChoices("pattern", "value"))
-    flags: str = ""
-    ignore_case: bool = False
-    multiline: bool = False
-    _agentv4: bool = PrivateAttr(default=False)
-
-    @field_validator("pattern")
-    @classmethod
-    def _compiles(cls, pattern: str, info: Any) -> str:  # info: ValidationInfo
-        if not agentv4_rules(info):
+    def checked(self, ctx: EvalContext) -> Score | None:
+        expected = self.expected(ctx, self.value)
+        if expected is MISSING:
+            return passed_score(False, NO_EXPECTED)
+        if isinstance(expected, (dict, list)):
             try:
-                compile_js(pattern)
-            except JsRegexError as err:
-                raise ValueError(f"invalid regular expression: {err}") from None
-        return pattern
+                return fn.exact_match(parse_json(ctx.candidate_answer), expected)
+            except ValueError:
+                return passed_score(False, "answer is not JSON; expected a JSON value")
+        return fn.exact_match(self._norm(ctx.candidate_answer), self._norm(expected))
 
-    @model_validator(mode="after")
-    def _generation(self, info: Any) -> "Regex":
-        """4.x records AgentV 4.42.4's assertion; v2 a scored match with its flag keys."""
-        self._agentv4 = agentv4_rules(info)
-        if not self._agentv4:
-            self.flags += "i" * self.ignore_case + "m" * self.multiline
-        return self
-
-    async def evaluate(self, ctx: EvalContext) -> EvaluatorResult:
-        if not self._agentv4:
-            return score_result(self, self.found(ctx.candidate_answer))
-        passed = js_test(self.pattern, self.flags, ctx.candidate_answer)
-        shown = f"/{self.pattern}/{self.flags}" + (f" (flags: {self.flags})" if self.flags
-                                                   else "")
-        return self.outcome(passed, f"Output matches pattern {shown}" if passed
-                            else f"Output does not match pattern {shown}")
-
-    def found(self, answer: str) -> Score:
-        compiled = compile_js(self.pattern, self.flags)
-        match = compiled.match(answer) if "y" in self.flags else compiled.search(answer)
-        return passed_score(match is not None, f"matched {match.group(0)!r}" if match
-                            else f"no match for /{self.pattern}/")
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-class IsJson(TextAssertion):
-    """The answer is JSON (as `JSON.parse` reads it)."""
-    kind = "is-json"
-
-    async def evaluate(self, ctx: EvalContext) -> EvaluatorResult:
-        try:
-            json.loads(ctx.candidate_answer, parse_constant=_no_constant)
-            passed = True
-        except ValueError:
-            passed = False
-        return self.outcome(passed, "Output is valid JSON" if passed
-                            else "Output is not valid JSON")
+    def _norm(self, value: Any) -> str:
+        written = value if isinstance(value, str) else json.dumps(value)
+        written = written.strip() if self.trim else written
+        return written if self.case_sensitive else written.casefold()

@@ -85,12 +85,11 @@ def check_expected(evaluators: Sequence[Evaluator], expected: Any, where: str) -
     """A check whose ``value`` defaults to the case's expected answer (``contains``,
     ``exact_match``, ``json_subset`` ...) in a case that has none compares with nothing:
     an error naming it, not a score of 0 at run time."""
-    from agentv.evaluators.scored import ScoreEvaluator
     from agentv.providers.errors import ConfigError
     if expected not in (None, "", []):
         return
-    for e in evaluators:
-        if isinstance(e, ScoreEvaluator) and "value" in type(e).model_fields \
+    for e in evaluators:  # the checks with ``expected(ctx, value)``: ScoreEvaluator, TextCheck
+        if callable(getattr(e, "expected", None)) and "value" in type(e).model_fields \
                 and getattr(e, "value", None) is None:
             raise ConfigError(f"the {e.type} evaluator '{e.name or e.type}' has no 'value' and "
                               "the case has no expected_messages to compare with", where,
