@@ -30,8 +30,9 @@ from tests.fakes import agent_api_stub
 pytestmark = pytest.mark.slow  # end-to-end (docs/development.md: the fast subset)
 
 RUNNER = """
-import asyncio, sys
+import asyncio, faulthandler, signal, sys
 from pathlib import Path
+faulthandler.register(signal.SIGUSR1, all_threads=True)  # the test's look at a slow exit
 from agentv.providers.base import Request
 from tests.agent_programs import build
 p = build("claude", sys.argv[1], Path(sys.argv[2]), timeout_seconds=120)
@@ -55,7 +56,7 @@ def test_nothing_outlives_agentv(tmp_path, tmp_path_factory, sig):
             time.sleep(0.2)
         assert len(stub.requests) >= 2 and sleepers(mark) == 1
         proc.send_signal(sig)
-        proc.wait(timeout=60)  # a loaded CI machine: its SIGINT exit once took over 30 s
+        exited_in(proc, 60)  # a loaded CI machine: its SIGINT exit once took over 30 s
         deadline = time.monotonic() + 10
         while (sleepers(mark) or left_in(tmp)) and time.monotonic() < deadline:
             time.sleep(0.2)
@@ -63,6 +64,18 @@ def test_nothing_outlives_agentv(tmp_path, tmp_path_factory, sig):
     finally:
         proc.kill()
         stub.stop()
+
+
+def exited_in(proc: subprocess.Popen, seconds: float) -> None:
+    """The runner exits within ``seconds``; else its threads' stacks are printed (SIGUSR1:
+    faulthandler) before the test fails, to say where it hung."""
+    try:
+        proc.wait(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGUSR1)
+        time.sleep(2)
+        raise AssertionError(f"the runner did not exit within {seconds} s of the signal "
+                             "(its stacks: the captured stderr)") from None
 
 
 def _ps() -> str:

@@ -30,6 +30,7 @@ from agentv.providers.process.sandbox import Profile
 from agentv.providers.process.supervision import run_process
 from tests.providers.process.test_template_matrix import PAYLOADS as SHAPE_PAYLOADS
 from tests.providers.process.test_template_matrix import SHAPES as CHECKER_SHAPES
+from tests.providers.process.test_template_matrix import rotated
 
 pytestmark = pytest.mark.slow
 
@@ -216,9 +217,9 @@ def test_no_shape_and_no_payload_reaches_outside_the_sandbox(layout):
         assert len(all_shapes) >= 100 and len(texts) >= 20
         before = tree_hash(layout["root"], layout["scratch"])
         runs, found, leaked, own_key_seen = 0, [], set(), 0
-        for template, via in all_shapes:
-            outputs = _outputs(_provider(template, via, layout["scratch"] / "lock"), texts,
-                               layout["suite"])
+        for number, (template, via) in enumerate(all_shapes):
+            outputs = _outputs(_provider(template, via, layout["scratch"] / "lock"),
+                               rotated(texts, number), layout["suite"])
             runs += len(outputs)
             own_key_seen += sum(os.environ["TARGET_KEY_SOURCE"] in o for o in outputs)
             effects = effects_outside(layout, before)
@@ -226,7 +227,7 @@ def test_no_shape_and_no_payload_reaches_outside_the_sandbox(layout):
                 found.append((template, effects))
                 before = tree_hash(layout["root"], layout["scratch"])
             leaked.update(leaks(outputs, layout))
-        print(f"\ninjection matrix: {len(all_shapes)} shapes × {len(texts)} payloads = {runs} "
+        print(f"\ninjection matrix: {len(all_shapes)} shapes × {len(texts)} payloads: {runs} "
               f"sandboxed runs; effects outside: {len(found)}; secrets leaked: {len(leaked)}; "
               f"runs that printed the target's own key: {own_key_seen}")
         assert found == []
