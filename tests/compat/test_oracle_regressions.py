@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.compat.oracle_run import AGENT, TARGETS, count_tests, disagreements
+from tests.compat.oracle_run import AGENT, GRADER, TARGETS, count_tests, disagreements
 
 pytestmark = pytest.mark.slow  # starts the real AgentV 4.42.4 and agentv
 
@@ -19,7 +19,8 @@ KEPT = Path(__file__).parent / "oracle_regressions"
 def test_kept_examples_score_as_agentv4(prefect_api, tmp_path):
     folder = tmp_path / "kept"
     shutil.copytree(KEPT, folder)
-    shutil.copy(AGENT, folder / AGENT.name)
+    for helper in (AGENT, GRADER):
+        shutil.copy(helper, folder / helper.name)
     (folder / "targets.yaml").write_text(TARGETS, encoding="utf-8")
     files = sorted(p.name for p in folder.glob("*.eval.yaml"))
     found = disagreements(folder, files)
