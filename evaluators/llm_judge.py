@@ -202,9 +202,10 @@ def _record_assertions(judge: LlmJudge, reply: JudgeReply[Any]) -> EvaluatorResu
 V2 = Generation(SYSTEM_PROMPT, DEFAULT_TEMPLATE, CONTRACT, lambda ctx, _: template_values(ctx),
                 inline_criteria=False, ten_point=True, parse=verdict_of,
                 record=_record_verdict)
+REASK_4 = Reasking(asks=3, continued=False, repair=repair_prompt_4)  # 4.42.4's runWithRetry
 AGENTV4 = Generation(SYSTEM_4, TEMPLATE_4, CONTRACT_4, grader_values, inline_criteria=True,
                      ten_point=False, parse=parse_reply, record=_record_assertions,
-                     reasking=Reasking(asks=3, continued=False, repair=repair_prompt_4))
+                     reasking=REASK_4)
 
 
 class PromptScript(BaseModel):

@@ -13,12 +13,18 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from pydantic import ValidationInfo, field_validator
+from pydantic import PrivateAttr, ValidationInfo, field_validator, model_validator
 
-from agentv.evaluators.base import EvalContext, Evaluator, EvaluatorResult, verdict_for
+from agentv.evaluators.base import (
+    EvalContext,
+    Evaluator,
+    EvaluatorResult,
+    agentv4_rules,
+    verdict_for,
+)
 from agentv.evaluators.jsonutil import first_json_object
-from agentv.evaluators.judge_call import JudgeAsk, ask_judge, judged
-from agentv.evaluators.llm_judge import judge_inputs, template_values
+from agentv.evaluators.judge_call import REASK_ONCE, JudgeAsk, Reasking, ask_judge, judged
+from agentv.evaluators.llm_judge import REASK_4, judge_inputs, template_values
 from agentv.evaluators.rubric_items import RubricItem, items_from, parse_rubrics, warn_unknown_keys
 from agentv.providers.base import RubricCheck
 
@@ -49,6 +55,13 @@ class RubricEvaluator(Evaluator):
     kind = "rubric"
     uses_judge = True
     rubrics: list[RubricItem] | None = None  # None: use the case's rubrics
+    _reasking: Reasking = PrivateAttr(default=REASK_ONCE)
+
+    @model_validator(mode="after")
+    def _generation(self, info: ValidationInfo) -> "RubricEvaluator":
+        """4.x (``rubrics``) asks a broken reply again as 4.42.4 does (llm_judge.REASK_4)."""
+        self._reasking = REASK_4 if agentv4_rules(info) else REASK_ONCE
+        return self
 
     def result(self, *args: Any, **kw: Any) -> EvaluatorResult:
         """Results are typed ``llm_judge``: AgentV runs ``type: rubric`` and case-level
@@ -77,7 +90,8 @@ class RubricEvaluator(Evaluator):
         inputs = judge_inputs(ctx)
         inputs.rubric = [RubricCheck(i.id, i.expected_outcome) for i in items]
         inputs.ranged = ranged
-        reply = await ask_judge(ctx, JudgeAsk(system, prompt, CONTRACT, inputs), checks_of)
+        reply = await ask_judge(ctx, JudgeAsk(system, prompt, CONTRACT, inputs,
+                                              reasking=self._reasking), checks_of)
         checks, overall = reply.verdict
         grade = grade_ranges if ranged else grade_checklist
         score, hits, misses, failed_required, details = grade(items, checks)

@@ -194,3 +194,12 @@ def test_agentv4_asks_three_times_then_asks_to_repair_the_last_reply(server):
     server.bodies.clear()
     empty = evaluate(server, "llm_judge", ["x", "y", " "], **four)  # nothing to repair
     assert empty.judge_call["asks"] == 3 and len(server.bodies) == 3
+
+
+def test_agentv4_rubrics_ask_again_as_4_42_4_does(server):
+    from agentv.evaluators.rubric import RubricEvaluator
+    rubrics = RubricEvaluator.model_validate({"type": "rubrics", "rubrics": ["Names Paris"]},
+                                             context={"generation": AGENTV4})
+    result = evaluate(server, "rubric", ["x", "y", "z", KINDS["rubric"][1]], evaluator=rubrics)
+    assert result.error is None and result.score == 1.0
+    assert result.judge_call == {"attempts": 4, "asks": 4, "wait_ms": 0.0}
