@@ -239,6 +239,10 @@ class AssertionBuilder:
     def composite(self, config: dict, line: int) -> Evaluator:
         from agentv.evaluators.assert_set import AssertSet
         members_raw = config.get("assertions", config.get("graders", config.get("evaluators")))
+        if any(isinstance(m, dict) and "include" not in m and not str(m.get("name") or "").strip()
+               for m in (members_raw if isinstance(members_raw, list) else [])):
+            raise ConfigError("a composite member needs a 'name' (AgentV 4.42.4 skips a member "
+                              "without one)", self.at(line), "assertions")
         members = self.build_list(members_raw, line, "assertions")
         if not members:
             raise ConfigError("a composite needs member 'assertions'", self.at(line),

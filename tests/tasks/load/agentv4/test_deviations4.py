@@ -93,3 +93,27 @@ def test_a_literal_model_name_in_targets_is_used(tmp_path):
                  "    model: gpt-4o-mini\n")
     target = load_targets(path, lambda _w: None).resolve("judge", {"JUDGE_KEY": "sk-test"})
     assert target.settings["model"] == "gpt-4o-mini"
+
+
+def test_a_composite_member_without_a_name_is_refused(tmp_path):
+    """4.42.4 skips it with a warning ("invalid name/type"): the composite is scored on the
+    rest, silently changing the score; agentv names the line."""
+    path = write(tmp_path / "s.eval.yaml", """\
+tests:
+  - id: a
+    input: a
+    assertions:
+      - type: composite
+        name: gate
+        assertions:
+          - type: contains
+            value: Rome
+          - type: contains
+            value: Paris
+            name: m1
+        aggregator:
+          type: weighted_average
+""")
+    with pytest.raises(ConfigError) as err:
+        load_suite(path)
+    assert "s.eval.yaml:5: assertions: a composite member needs a 'name'" in err.value.render()
