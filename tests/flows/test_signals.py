@@ -35,10 +35,10 @@ def _on_the_hogged_core() -> None:
 
 
 @contextmanager
-def hogged() -> Iterator[None]:
-    """20 busy loops: a load of 20 (on the one core the run under test gets) meanwhile."""
+def hogged(count: int = HOGS) -> Iterator[None]:
+    """``count`` busy loops: a load of ``count`` (on the one core the run under test gets)."""
     hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"],
-                             preexec_fn=_on_the_hogged_core) for _ in range(HOGS)]
+                             preexec_fn=_on_the_hogged_core) for _ in range(count)]
     try:
         time.sleep(1.0)
         yield
@@ -115,7 +115,7 @@ def test_kill_9_on_a_loaded_machine_then_resume_loses_and_repeats_nothing(
         prefect_api, tmp_path, stub):
     base_url, server = stub
     suite, out = _suite(tmp_path, base_url, 60), tmp_path / "r.jsonl"
-    with hogged():  # killed while loaded; resumed on a quiet machine (a restart)
+    with hogged(10):  # killed while loaded (10: half the wait); resumed on a quiet machine
         proc = _start(["eval", str(suite), "--workers", str(WORKERS), "--out", str(out)],
                       tmp_path)
         wait_for_lines(out, 20, timeout=300)
