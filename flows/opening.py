@@ -49,7 +49,8 @@ def open_run(opts: EvalOptions, *, prepared: tuple[Plan, dict[str, TargetRuntime
             raise
     folder = writer.sink.folder if writer.sink is not None else None
     if folder is not None:  # benchmark.json names the eval files and the planned tests
-        folder.plan([s.path for s in plan.suites], len(plan.jobs))
+        folder.plan([s.path for s in plan.suites], len(plan.jobs),
+                    {n: t.where.rsplit(":", 1)[0] for n, t in plan.targets.items() if t.where})
     return Run(plan, runtimes, writer, finished=finished, on_record=on_record,
                started=started, registry=registry, remote=remote)
 
@@ -60,17 +61,19 @@ def open_results(opts: EvalOptions):
     from agentv.tasks.plan.outputs import default_results_path
     from agentv.tasks.results.frames import parquet_path_for
     from agentv.tasks.results.run_folder import RunFolder
+    from agentv.tasks.results.run_folder_otel import OtelFile
     from agentv.tasks.results.sink import RunSink
     from agentv.tasks.results.write import ResultWriter
+    otel = OtelFile(opts.otel_file) if opts.otel_file else None
     if opts.continued:
         folder = RunFolder(opts.output, continues=True) if opts.output else None
         return ResultWriter(opts.continued, opts.output_format, append=True,
                             flag="--resume" if opts.resume else "--rerun-failed",
-                            sink=RunSink(parquet_path_for(opts.continued), folder))
+                            sink=RunSink(parquet_path_for(opts.continued), folder, otel))
     opts.out = opts.out or str(default_results_path(opts.output_format))
     folder = RunFolder(opts.output) if opts.output else None
     return ResultWriter(opts.out, opts.output_format,
-                        sink=RunSink(parquet_path_for(opts.out), folder))
+                        sink=RunSink(parquet_path_for(opts.out), folder, otel))
 
 
 def earlier_records(opts: EvalOptions, log, fresh: bool = False):

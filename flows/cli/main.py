@@ -72,6 +72,9 @@ def eval_command(
     output: Optional[str] = typer.Option(None, "--output", "-o", metavar="DIR",
         help="AgentV 4.x's run folder: DIR/index.jsonl (the results), per-test folders, "
         "benchmark.json, timing.json."),
+    otel_file: Optional[str] = typer.Option(None, "--otel-file", metavar="FILE",
+        help="Write OTLP JSON trace to file (importable by OTel backends): each test's spans, "
+        "as AgentV 4.x writes them."),
     output_format: Optional[str] = typer.Option(
         None, "--output-format", "--format", metavar="jsonl|yaml",
         help="jsonl or yaml (default: from --out's extension, else jsonl)."),

@@ -200,6 +200,8 @@ class CaseRunner:
         if case.conversation_id:
             record["conversation_id"] = case.conversation_id
         record.update(rules_for(case).base(case))
+        record.update(rules_for(case).trace_source(  # a failed target reports no provider
+            case, runtime.provider.kind if error is None else None))
         key, value = provider_request_record(request, runtime.provider.kind, error)
         record.update({"target": runtime.name, "trial": job.trial, "case_key": job.key,
                        key: value})

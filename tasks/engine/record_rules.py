@@ -1,8 +1,9 @@
 """A record's generation rules, chosen once per case by its file's format (a lookup, never an
-``if format ==`` in the runner): what the record holds besides the common fields, and how a
-score and a failure finish it. agentv-eval-v2 keeps its ``expected_outcome`` and the run's
-per-file pass mark (``verdict``); AgentV 4.x writes AgentV 4.42.4's keys, score and
-``execution_status`` (``tasks.engine.record4``)."""
+``if format ==`` in the runner): what the record holds besides the common fields, how a score
+and a failure finish it, and what the run folder's trace needs (``run_trace``, never written).
+agentv-eval-v2 keeps its ``expected_outcome`` and the run's per-file pass mark (``verdict``);
+AgentV 4.x writes AgentV 4.42.4's keys, score and ``execution_status``
+(``tasks.engine.record4``)."""
 from __future__ import annotations
 
 from typing import Any, Sequence
@@ -17,6 +18,10 @@ class V2Rules:
 
     def base(self, case: Any) -> dict[str, Any]:
         return {"expected_outcome": case.expected_outcome} if case.expected_outcome else {}
+
+    def trace_source(self, case: Any, provider: str | None) -> dict[str, Any]:
+        """What the run folder's trace of the case needs besides the record (not written)."""
+        return {}
 
     def scored(self, record: dict[str, Any], case: Any, results: Sequence[EvaluatorResult],
                usage: Any, duration: float | None, output_messages: Any,
@@ -34,10 +39,16 @@ class V4Rules(V2Rules):
     def base(self, case: Any) -> dict[str, Any]:
         return {}
 
+    def trace_source(self, case: Any, provider: str | None) -> dict[str, Any]:
+        return {"run_trace": {"file": case.file, "provider": provider,
+                              "inputs": [m.to_dict() for m in case.input_messages]}}
+
     def scored(self, record: dict[str, Any], case: Any, results: Sequence[EvaluatorResult],
                usage: Any, duration: float | None, output_messages: Any,
                mark: float | None) -> None:
         record.update(v4_fields(case, list(results), usage, duration, output_messages))
+        if isinstance(record.get("run_trace"), dict):  # the answer's messages, for its trace
+            record["run_trace"]["outputs"] = output_messages
 
     def failed(self, record: dict[str, Any], case: Any, message: str) -> None:
         record.update(v4_error_fields(case, message))

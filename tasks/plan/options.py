@@ -38,6 +38,7 @@ class EvalOptions:
     workers: int | None = None  # text (the command line's) is parsed, as every number
     out: str | None = None
     output: str | None = None  # AgentV 4.x's run folder: out = DIR/index.jsonl, and artifacts
+    otel_file: str | None = None  # AgentV 4.x's --otel-file: OTLP JSON of each test's spans
     output_format: str = ""  # "": from --out's (or the continued file's) extension, else jsonl
     dry_run: bool = False
     dry_run_delay: float | None = None

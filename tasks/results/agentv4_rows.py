@@ -16,7 +16,9 @@ ORDER = ("timestamp", "test_id", "suite", "category", "conversation_id", "score"
          "token_usage", "cost_usd", "duration_ms", "start_time", "end_time", "scores",
          "execution_status", "error", "failure_stage", "failure_reason_code", "workspace_path",
          "artifact_dir", "grading_path", "timing_path", "input_path", "output_path",
-         "answer_path", "response_path", "metadata")  # the paths: --output's run folder
+         "answer_path", "transcript_path", "response_path", "task_dir", "eval_path",
+         "targets_path", "projection_identity", "export_metadata",
+         "metadata")  # the paths and the trace's identity: --output's run folder
 
 
 def written(record: dict[str, Any]) -> dict[str, Any]:

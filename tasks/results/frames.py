@@ -81,7 +81,7 @@ from agentv.tasks.results.schema import (  # noqa: F401 - the schema is part of 
     table_schema,
 )
 
-KNOWN_KEYS = set(COLUMNS) | {"usage"}
+KNOWN_KEYS = set(COLUMNS) | {"usage", "run_trace"}  # run_trace: the run folder's
 CHUNK_ROWS = 1000
 
 

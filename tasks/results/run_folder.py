@@ -1,10 +1,12 @@
 """AgentV 4.42.4's run folder (``--output DIR``), fed by the results writer's sink: the results
 file is ``DIR/index.jsonl`` (the one writer's), each row linking its test's folder
 ``DIR/<suite>/<test_id>/`` — ``grading.json``, ``timing.json``, ``input.md``,
-``outputs/answer.md`` and ``outputs/response.md`` — and at the end ``DIR/timing.json`` and
-``DIR/benchmark.json``, with AgentV's keys and sums (its artifact writer). Every byte is
-scrubbed of secrets. Not written: AgentV's trace envelope (``outputs/trace.json``,
-``transcript.jsonl``) and task bundle (``task/``)."""
+``outputs/answer.md``, ``outputs/response.md``, AgentV's trace envelope
+``outputs/trace.json`` and its ``outputs/transcript.jsonl`` (``tasks.results.run_folder_files``)
+and the task bundle ``task/EVAL.yaml`` + ``task/targets.yaml`` — and at the end
+``DIR/timing.json`` and ``DIR/benchmark.json``, with AgentV's keys and sums (its artifact
+writer). Every byte is scrubbed of secrets. Not written: a bundle's copied ``task/files/`` and
+``task/graders/``."""
 from __future__ import annotations
 
 import json
@@ -13,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from agentv.tasks.load.redact import redact
+from agentv.tasks.results.run_folder_files import TestFiles
 from agentv.tasks.results.run_folder_stats import benchmark, grading, timing
 
 UNSAFE = re.compile(r'[/\\:*?"<>|]')
@@ -60,9 +63,13 @@ class RunFolder:
         self.rows: list[dict[str, Any]] = []  # what the benchmark needs of each record
         self.eval_files: list[str] = []
         self.planned: int | None = None
+        self.files = TestFiles(self.root)  # trace, transcript and task bundle of each test
 
-    def plan(self, eval_files: list[str], planned: int) -> None:
+    def plan(self, eval_files: list[str], planned: int,
+             targets: dict[str, str] | None = None) -> None:
+        """``targets``: each target's name -> the targets file defining it."""
         self.eval_files, self.planned = eval_files, planned
+        self.files.targets = dict(targets or {})
 
     @staticmethod
     def subdir(record: dict[str, Any]) -> str:
@@ -81,6 +88,7 @@ class RunFolder:
             answer = f"{sub}/outputs/answer.md"
             paths.update(output_path=answer, answer_path=answer,
                          response_path=f"{sub}/outputs/response.md")
+        paths.update(self.files.linked(record, sub))
         return {**record, **paths}
 
     def add(self, record: dict[str, Any]) -> None:
@@ -95,6 +103,9 @@ class RunFolder:
         if answer:
             self._text(folder / "outputs" / "answer.md", answer)
             self._text(folder / "outputs" / "response.md", answer)
+        for name, text in self.files.texts(record, self.subdir(record)).items():
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            self._text(folder / name, text)
         if not self.continues:
             self.rows.append({k: record.get(k) for k in ROW_KEYS})
 

@@ -1,7 +1,8 @@
 """What the results writer feeds every record it writes to, so nothing waits for the end
 of the run: the Parquet file, written in row groups as records arrive (by pyarrow, on a
 writer thread: tasks/results/parquet_file.py); the statistics (``tasks.results.tally``); and
-the case table rows; with ``--output`` the run folder (``tasks.results.run_folder``).
+the case table rows; with ``--output`` the run folder (``tasks.results.run_folder``); with
+``--otel-file`` the OTLP JSON file of the run's spans (``tasks.results.run_folder_otel``).
 ``finish`` closes the Parquet file (written under a temporary name, renamed when complete, so
 a reader never sees half a file) and returns its path.
 ``RunSink.of_file`` builds the same from a results file that is already written (a merged
@@ -20,6 +21,8 @@ from agentv.tasks.results.failures import Failures
 from agentv.tasks.results.frames import iter_records, parquet_path_for, record_to_row
 from agentv.tasks.results.parquet_file import ParquetStream
 from agentv.tasks.results.run_folder import RunFolder
+from agentv.tasks.results.run_folder_files import traced
+from agentv.tasks.results.run_folder_otel import OtelFile
 from agentv.tasks.results.tally import Tally
 
 log = logging.getLogger("agentv.sink")
@@ -51,9 +54,11 @@ def _redacted(value: Any) -> Any:
 class RunSink:
     """Each written record → one Parquet row, the tally, a case table row."""
 
-    def __init__(self, parquet: Path | None, folder: RunFolder | None = None) -> None:
+    def __init__(self, parquet: Path | None, folder: RunFolder | None = None,
+                 otel: OtelFile | None = None) -> None:
         self.parquet = ParquetStream(parquet) if parquet is not None else None
         self.folder = folder  # --output's run folder (AgentV 4.x's layout)
+        self.otel = otel  # --otel-file: this run's records' spans
         self.tally = Tally()
         self.failures = Failures()  # worst first, with the reason each failed
         self.cases: dict[tuple[str, str], list[tuple[Any, ...]]] = {}  # compact case rows
@@ -73,6 +78,9 @@ class RunSink:
             except OSError as err:  # the results file has the record; the folder stops
                 log.warning("run folder %s not written further: %s", self.folder.root, err)
                 self.folder = None
+        if self.otel is not None:
+            seen = traced(record)
+            self.otel.add(seen["record"], seen["messages"], seen["outputs"])
         if self.broken is None:
             try:
                 self._add(record, scrubbed)
@@ -112,11 +120,14 @@ class RunSink:
 
     def add_file(self, results: Path) -> None:
         """The records already in a results file (``--resume`` continues it)."""
+        otel, self.otel = self.otel, None  # spans: this run's records only
         try:
             for record in iter_records(results):
                 self.add(record, scrubbed=False)
         except Exception as err:  # noqa: BLE001 - as in add
             self.broken = f"{type(err).__name__}: {err}"
+        finally:
+            self.otel = otel
 
     def describe(self, metadata: dict[str, str]) -> None:
         """Key-value metadata for the Parquet file's footer (tasks/results/run_meta.py)."""
@@ -130,4 +141,9 @@ class RunSink:
             self._finished = self.parquet.close() if self.parquet is not None else None
             if self.folder is not None:
                 self.folder.finish()
+            if self.otel is not None:
+                try:
+                    self.otel.finish()
+                except OSError as err:
+                    log.warning("--otel-file %s not written: %s", self.otel.path, err)
         return self._finished

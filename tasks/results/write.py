@@ -121,9 +121,13 @@ class ResultWriter:
             record = self.sink.linked(record)  # --output: its run-folder paths
         if self.fmt == "jsonl":  # one regex pass over the line (a walk costs 4x more)
             text = serialize(record, self.fmt)
-            scrubbed = redact(text)
-            if scrubbed != text:
-                text, record = scrubbed, redact_obj(record)
+            # the whole record: an AgentV 4.x row leaves keys out (the answer), which the
+            # sink still gets (Parquet, the run folder)
+            whole = text if written(record) is record else json.dumps(
+                record, ensure_ascii=False, default=str)
+            if redact(whole) != whole:
+                record = redact_obj(record)
+                text = serialize(record, self.fmt)
         else:
             record = redact_obj(record)
             text = serialize(record, self.fmt)

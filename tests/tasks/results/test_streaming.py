@@ -285,3 +285,20 @@ def test_means_do_not_depend_on_the_order_cases_finished_in():
         assert tally.suite_summary("f.yaml")["mean"] == exact
         assert tally.breakdown() == first.breakdown()
         assert tally.breakdown()[0]["mean"] == 0.5205  # 52.05 / 100, exactly
+
+
+def test_a_4x_row_leaves_the_answer_out_and_the_sink_still_gets_it_scrubbed(tmp_path):
+    """AgentV 4.x rows hold no answer text; the Parquet file and the run folder do."""
+    from agentv.tasks.load import redact
+    from agentv.tasks.results.agentv4_rows import FORMAT, FORMAT_KEY
+    secret = "sk-canary-7d1e0c55aa0b"
+    redact.register([secret])
+    parquet = tmp_path / "r.parquet"
+    sink = RunSink(parquet)
+    with ResultWriter(tmp_path / "r.jsonl", sink=sink) as writer:
+        writer.write({**record("c1", 1.0), FORMAT_KEY: FORMAT, "test_id": "c1",
+                      "candidate_answer": f"the token is {secret}"})
+    sink.finish()
+    assert secret not in (tmp_path / "r.jsonl").read_text()
+    rows = pq.read_table(parquet).to_pylist()
+    assert rows and secret not in str(rows) and "***" in str(rows)
