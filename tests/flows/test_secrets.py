@@ -250,6 +250,31 @@ def test_no_canary_in_any_byte_agentv_writes(cli, tmp_path):
 
 
 @pytest.mark.slow
+def test_no_canary_in_an_agentv4_run_folder_or_otel_file(cli, tmp_path):
+    """AgentV 4.x rows hold no answer, but the Parquet file, the run folder (answer, trace,
+    transcript, task bundle) and the OTLP file do: a target's key the agent prints is masked
+    in every one of them."""
+    (tmp_path / "s.eval.yaml").write_text(
+        "name: s\nexecution: {target: agent}\ntests:\n  - id: t1\n    input: Say it.\n"
+        "    assertions: [{type: contains, value: token}]\n")
+    (tmp_path / "targets.yaml").write_text(
+        "targets:\n  - name: agent\n    provider: cli\n"
+        "    command: sh -c 'echo \"the token is $AGENT_TOKEN\" > {OUTPUT_FILE}'\n"
+        "    env:\n      AGENT_TOKEN: ${{ AGENT_TOKEN }}\n")
+    proc = cli("eval", "run", "s.eval.yaml", "--targets", "targets.yaml", "--output", "out",
+               "--otel-file", "otel.json", cwd=tmp_path,
+               env={"AGENT_TOKEN": CANARY["CLI_AGENT"]})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    written = [p for p in tmp_path.rglob("*") if p.is_file() and p.name != "targets.yaml"]
+    assert {"index.parquet", "trace.json", "transcript.jsonl", "EVAL.yaml",
+            "otel.json"} <= {p.name for p in written}
+    assert "***" in (tmp_path / "out" / "s" / "t1" / "outputs" / "answer.md").read_text()
+    for path in written:
+        assert not leaks(path.read_bytes()), path
+    assert not leaks(proc.stdout + proc.stderr)
+
+
+@pytest.mark.slow
 def test_configuration_errors_never_print_a_secret(tmp_path):
     from tests.conftest import run_cli
     echo = EchoServer(errors=0, health_status=503).start()
