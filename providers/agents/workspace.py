@@ -18,6 +18,7 @@ A target with a fixed ``cwd`` runs there instead: nothing is made, mirrored or r
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -160,7 +161,8 @@ async def _setup(ws: Workspace, spec: WorkspaceSpec, request: Request) -> None:
                "case_input": request.question}
     cwd = spec.resolve(hook.cwd) if hook.cwd else str(ws.path)
     try:
-        proc = await run_process(hook.command, cwd=cwd, stdin=json.dumps(context),
+        proc = await run_process(hook_argv(hook.command, context), cwd=cwd,
+                                 stdin=json.dumps(context),
                                  sandbox=Profile("hook", writable=(str(ws.path),)),
                                  timeout=hook.timeout_ms / 1000.0)
     except ProcessTimeout:
@@ -169,6 +171,16 @@ async def _setup(ws: Workspace, spec: WorkspaceSpec, request: Request) -> None:
     except OSError as err:
         raise ProviderError(f"workspace setup command cannot run: {err}") from None
     proc.check_exit("workspace setup command")
+
+
+_PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
+
+
+def hook_argv(command: list[str], context: dict[str, str]) -> list[str]:
+    """The setup command with ``{{workspace_path}}``, ``{{test_id}}`` and ``{{case_input}}``
+    filled in each argument, as AgentV 4.42.4 does; another ``{{name}}`` stays as written."""
+    return [_PLACEHOLDER.sub(lambda m: str(context.get(m.group(1), m.group(0))), arg)
+            for arg in command]
 
 
 def mirror(request: Request, dest: Path) -> dict[str, str]:

@@ -114,6 +114,18 @@ def test_setup_command_runs_in_the_workspace_with_the_case_context(suite):
     ws.finish(failed=False)
 
 
+def test_setup_command_arguments_get_the_workspace_path_and_case_filled_in(suite):
+    """AgentV 4.42.4 fills ``{{workspace_path}}``, ``{{test_id}}``, ``{{case_input}}`` in the
+    hook's arguments (examples/features/file-changes-with-repos: ``cd "{{workspace_path}}/x"``);
+    another ``{{name}}`` stays as written."""
+    spec = parse_workspace({"template": "tpl", "hooks": {"before_all": {"command": [
+        "sh", "-c", 'cd "{{workspace_path}}/src" && echo "{{test_id}} {{case_input}} '
+        '{{other}}" > seen.txt']}}}, str(suite), "dataset.yaml:2")
+    ws = opened(request(suite, spec))
+    assert (ws.path / "src" / "seen.txt").read_text() == "case-1 task {{other}}\n"
+    ws.finish(failed=False)
+
+
 def test_failing_setup_is_the_cases_error_and_leaves_nothing(suite, tmp_path):
     spec = parse_workspace({"setup": {"command": ["false"]}}, str(suite), "dataset.yaml:2")
     before = set(Path(tempfile.gettempdir()).glob("agentv-test-*"))
