@@ -23,7 +23,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Awaitable, Callable
+from typing import Any, Awaitable, Callable
 
 from agentv.providers.agents import file_changes
 from agentv.providers.agents.workspace_spec import RepoSpec, WorkspaceSpec
@@ -112,6 +112,44 @@ async def run_in_workspace(program: str, request: Request, fixed_cwd: str | None
     else:
         response.workspace_path = ws.finish(failed=False)
     return response
+
+
+class InWorkspace:
+    """A target that is no agent (a mock, an LLM API) answering a case that has a workspace:
+    the workspace is made as for an agent (its template, repos and setup hook; AgentV 4.42.4
+    makes it for every target), so the case's graders see it at ``workspace_path``; it is
+    removed once the case is scored (as 4.42.4's suite workspace: no record keeps its path).
+    Agents (``is_agent``) make their own."""
+
+    def __init__(self, provider: Any) -> None:
+        self.provider = provider
+        self.name = provider.name
+        self.kind = getattr(provider, "kind", "")
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self.provider, attr)
+
+    async def invoke(self, request: Request) -> Response:
+        if request.workspace is None:
+            return await self.provider.invoke(request)
+
+        async def answer(_ws: Workspace) -> Response:
+            return await self.provider.invoke(request)
+        response = await run_in_workspace(self.kind or "target", request, None, answer)
+        if response.workspace is not None:
+            response.workspace = Discarded(response.workspace)
+        return response
+
+
+@dataclass
+class Discarded:
+    """A handed-over workspace removed when its case is finished, whatever the outcome."""
+    workspace: Workspace
+
+    def finish(self, failed: bool, keep_all: bool = False) -> str | None:
+        if self.workspace.root is not None:
+            shutil.rmtree(self.workspace.root, ignore_errors=True)
+        return None
 
 
 async def _materialize(ws: Workspace, request: Request) -> None:

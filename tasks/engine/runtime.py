@@ -9,6 +9,7 @@ import logging
 from pathlib import Path
 from typing import Callable
 
+from agentv.providers.agents.workspace import InWorkspace
 from agentv.providers.base import BaseProvider, ConfigError, Provider, Target
 from agentv.providers.limits import AimdWindow, LimitedProvider, LocalSlots, SharedLimit, SlotPool
 from agentv.providers.llm.retry import RetryingProvider, RetryPolicy
@@ -63,7 +64,8 @@ def build_runtimes(plan: Plan, shared_pool: PoolFactory = local_pool
         register(secret_values([target]))  # keys check() found (env defaults) too
         policy = RetryPolicy.for_provider(provider, plan.options.max_retries)
         limited = _limited(provider, target, plan, pools, shared_pool)
-        built[name] = (provider, RetryingProvider(_wrap(limited, plan), policy))
+        answering = limited if provider.is_agent else InWorkspace(limited)  # agents: their own
+        built[name] = (provider, RetryingProvider(_wrap(answering, plan), policy))
     runtimes: dict[str, TargetRuntime] = {}
     for name in {job.target for job in plan.jobs}:
         provider, wrapped = built[name]

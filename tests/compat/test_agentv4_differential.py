@@ -95,10 +95,6 @@ KNOWN_DIFFERENCES = {
         "the batch answer has no line for it: AgentV 4.42.4 grades the text 'Error: Batch "
         "output missing id ...' and records the graders beside its execution_error; agentv "
         "records the provider error without grading, as for any failed answer",
-    ("release-contract", "workspace-contract"):
-        "AgentV 4.42.4 makes the suite's workspace (its template) for any target and its "
-        "grader checks the copy at workspace_path; agentv makes workspaces for agent targets "
-        "(cli, claude, codex, ...) only, and the `canned` mock answers here",
 }
 NETWORK = "its workspace clones a repository from github.com (network)"
 NOT_COMPARED = {  # examples whose tests need no LLM that cannot be compared here, and why
@@ -225,7 +221,8 @@ def unexplained(real: Path, ours: Path) -> dict[tuple[str, str], list[str]]:
 def test_agentv4_examples_with_deterministic_graders_score_as_agentv4(example_runs):
     real, ours = example_runs
     assert len(by_test(real)) >= 77
-    assert unexplained(real, ours) == {}
+    found = unexplained(real, ours)
+    assert found == {}, json.dumps({str(k): v for k, v in found.items()}, indent=1)
 
 
 @pytest.mark.parametrize("files", [AGENT_EXAMPLES, WORKSPACE_AGENT_EXAMPLES],

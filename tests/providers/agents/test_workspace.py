@@ -157,3 +157,25 @@ def test_fixed_cwd_is_used_as_is(suite, tmp_path):
     ws = opened(request(suite), cwd=str(tmp_path))
     assert ws.path == tmp_path and ws.files == {} and ws.changes() is None
     assert ws.finish(failed=True) is None and tmp_path.exists()
+
+
+def test_a_target_that_is_no_agent_answers_beside_the_cases_workspace(suite):
+    """A mock or an LLM target: the workspace is made from the template for the graders to
+    see, and removed once the case is finished, whatever its outcome (4.42.4)."""
+    from agentv.providers.agents.workspace import InWorkspace
+    from agentv.providers.base import Response
+
+    class Answering:
+        name, kind = "canned", "mock"
+
+        async def invoke(self, req: Request) -> Response:
+            return Response(text="ok")
+    spec = parse_workspace({"template": "tpl"}, str(suite), "dataset.yaml:2")
+    asked = request(suite, spec)
+    asked.hand_over_workspace = True
+    response = asyncio.run(InWorkspace(Answering()).invoke(asked))
+    made = Path(response.workspace_path)
+    assert response.text == "ok" and (made / "hello.txt").read_text() == "hello\n"
+    assert response.workspace.finish(failed=True) is None and not made.exists()
+    plain = asyncio.run(InWorkspace(Answering()).invoke(request(suite)))
+    assert plain.workspace is None and plain.workspace_path is None
