@@ -29,7 +29,7 @@ def by_test(path: Path) -> dict[tuple[str, str], dict]:
 
 
 def graders(record: dict) -> list[tuple]:
-    return [(s["name"], s["type"], round(s["score"], 3), s["weight"], s["verdict"])
+    return [(s["name"], s["type"], round(s["score"], 3), s.get("weight"), s["verdict"])
             for s in record.get("scores") or []]
 
 

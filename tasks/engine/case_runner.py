@@ -18,6 +18,7 @@ from agentv.evaluators.base import EvalContext, EvaluatorResult, run_evaluator, 
 from agentv.providers.agents.output import trace_from_messages, trace_summary
 from agentv.providers.base import ProviderError, Response
 from agentv.providers.llm.retry import RetryingProvider
+from agentv.tasks.engine.conversation import ConversationRun
 from agentv.tasks.engine.dumps import dump_name, write_dump
 from agentv.tasks.engine.record_parts import (
     error_message,
@@ -96,6 +97,11 @@ class CaseRunner:
     async def invoke(self, job: Job) -> Invoked:
         """The job's target call (prompt dump, retries, trace dump); a failure is kept as the
         case's error record."""
+        if job.case.conversation is not None:  # turn by turn (tasks.engine.conversation)
+            talk = ConversationRun(job, self.targets[job.target], self._base_record)
+            record = await talk.run()
+            return Invoked(job, talk.request, talk.started, max(talk.attempts, 1), {},
+                           record=record)
         runtime = self.targets[job.target]
         request = build_request(job.case, is_agent=runtime.is_agent, trial=job.trial)
         request.hand_over_workspace = True  # finished in evaluate(), after scoring
@@ -147,6 +153,7 @@ class CaseRunner:
     async def prefetch(self, jobs: list[Job]) -> None:
         """provider_batching: one provider call answers all ``jobs`` (of one target); if that
         call fails, the cases are dispatched one by one as usual."""
+        jobs = [j for j in jobs if j.case.conversation is None]  # those call turn by turn
         if not self.batching(jobs):
             return
         runtime = self.targets[jobs[0].target]

@@ -10,6 +10,7 @@ from typing import Any, Sequence
 from agentv.evaluators.base import Evaluator
 from agentv.providers.agents.workspace_spec import WorkspaceSpec
 from agentv.tasks.load.boundary import Boundary
+from agentv.tasks.load.conversation import Conversation
 from agentv.tasks.load.gates import Gates
 from agentv.tasks.load.jsonl import EVAL_SCHEMA
 from agentv.tasks.load.messages import Message
@@ -34,6 +35,7 @@ class EvalCase:
     format: str = EVAL_SCHEMA  # "agentv-4": an AgentV 4.x test (tasks.load.agentv4), its record
     threshold: float | None = None  # AgentV 4.x: the score its execution_status needs (0.8)
     category: str = ""  # AgentV 4.x: the record's category
+    conversation: Conversation | None = None  # AgentV 4.x mode: conversation (its turns)
 
     @property
     def base_dir(self) -> str:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from agentv.providers.process.programs import INTERPRETERS, SHELL, SHELLS, Interpreter
+from agentv.tasks.load.conversation import every_evaluator
 
 TEMPLATE_WALK_MAX = 5000  # entries of a workspace template looked at (the overlay's cap)
 
@@ -46,7 +47,7 @@ def user_scripts(suites: Iterable[Any]) -> list[str]:
     counts: dict[str, int] = {}
     for suite in suites:
         for case in suite.cases:
-            commands = [command for index, evaluator in enumerate(case.evaluators)
+            commands = [command for index, evaluator in enumerate(every_evaluator(case))
                         for _, command in _commands(evaluator, f"evaluators[{index}]")]
             hook = case.workspace.setup_hook if case.workspace is not None else None
             commands += [hook.command] if hook is not None else []
@@ -82,7 +83,7 @@ def _line_of(path: Path, key: str) -> int:
 
 def _inline_scripts(case: Any) -> Iterator[tuple[str, Any, str]]:
     """(field, command, "python3 -c") of each inline script a case runs."""
-    for index, evaluator in enumerate(case.evaluators):
+    for index, evaluator in enumerate(every_evaluator(case)):
         for field, command in _commands(evaluator, f"evaluators[{index}]"):
             shown = inline_code(command)
             if shown:

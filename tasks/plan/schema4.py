@@ -39,6 +39,20 @@ def assertion_schema(model_schema: Callable[[Any], dict[str, Any]]) -> dict[str,
     return {"anyOf": [{"type": "string"}, one]}
 
 
+def conversation_schema(messages: dict[str, Any], assertions: dict[str, Any]
+                        ) -> dict[str, Any]:
+    """A test's ``mode: conversation`` keys (tasks.load.agentv4.turns)."""
+    from agentv.tasks.load.conversation import AGGREGATIONS, ON_TURN_FAILURE
+    turn = {"type": "object", "required": ["input"],
+            "properties": {"input": messages, "expected_output": messages,
+                           "assertions": assertions}}
+    return {"mode": {"enum": ["conversation"]},
+            "turns": {"type": "array", "minItems": 1, "items": turn},
+            "aggregation": {"enum": list(AGGREGATIONS)},
+            "on_turn_failure": {"enum": list(ON_TURN_FAILURE)},
+            "window_size": {"type": "integer", "minimum": 1}}
+
+
 def eval4_schema(model_schema: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
     from agentv.tasks.load.messages import ROLES
     assertions = {"type": "array", "items": assertion_schema(model_schema)}
@@ -56,7 +70,7 @@ def eval4_schema(model_schema: Callable[[Any], dict[str, Any]]) -> dict[str, Any
                            "criteria": TEXT, "expected_output": messages,
                            "assertions": assertions, "rubrics": {"type": "array"},
                            "vars": {"type": "object"}, "metadata": {"type": "object"},
-                           "conversation_id": TEXT,
+                           "conversation_id": TEXT, **conversation_schema(messages, assertions),
                            "execution": {"type": "object", "properties": {
                                "target": {"type": "string"}, "threshold": threshold,
                                "skip_defaults": {"type": "boolean"}}}}}

@@ -6,8 +6,9 @@ before a text input; ``criteria`` (``expected_outcome``: deprecated spelling);
 ``expected_output`` (text, an object or messages); ``assertions`` (``assert``: deprecated) then
 the suite's assertions (unless ``skip_defaults``); ``rubrics`` (deprecated) in front;
 ``execution`` {target, threshold, skip_defaults}; ``vars`` filled into criteria, input,
-input_files and expected_output; ``metadata``; ``conversation_id``. Like AgentV, a test needs
-an id, an input and one of criteria / expected_output / assertions.
+input_files and expected_output; ``metadata``; ``conversation_id``; ``mode: conversation`` and
+its turns (``tasks.load.agentv4.turns``). Like AgentV, a test needs an id, an input and one of
+criteria / expected_output / assertions / turns.
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from agentv.evaluators.base import Evaluator
 from agentv.providers.errors import ConfigError, ErrorCollector, unknown_key
 from agentv.tasks.load.agentv4.assertions import AssertionBuilder
 from agentv.tasks.load.agentv4.templating import interpolate_vars
+from agentv.tasks.load.agentv4.turns import CONVERSATION_KEYS, conversation_of
 from agentv.tasks.load.agentv4.workspace import workspace_of
 from agentv.tasks.load.boundary import Boundary
 from agentv.tasks.load.eval_case import EvalCase
@@ -28,9 +30,8 @@ from agentv.tasks.load.yamlsrc import LineDict
 
 TEST_KEYS = {"id", "input", "input_files", "criteria", "expected_outcome", "expected_output",
              "assertions", "assert", "rubrics", "execution", "vars", "metadata",
-             "conversation_id", "workspace", "note", "description", "tags"}
-UNSUPPORTED = {"mode": "conversation mode (`mode`/`turns`)", "turns": "conversation mode "
-               "(`mode`/`turns`)", "depends_on": "test dependencies (`depends_on`)"}
+             "conversation_id", "workspace", "note", "description", "tags", *CONVERSATION_KEYS}
+UNSUPPORTED = {"depends_on": "test dependencies (`depends_on`)"}
 TEST_EXECUTION_KEYS = {"target", "threshold", "skip_defaults", "targets"}
 
 
@@ -99,8 +100,11 @@ def parse_test(raw: Any, line: int, suite: SuiteDefaults, warn: Callable[[str], 
         origin, suite.base_dir, warn, suite.builder.contain)
     with errors.check():
         evaluators = _assertions(raw, suite, builder, skip, line)
+    conversation = None
+    with errors.check():
+        conversation = conversation_of(raw, variables, builder, origin, line, warn)
     errors.raise_any()
-    if not (criteria or expected or "assertions" in raw or "assert" in raw):
+    if not (criteria or expected or "assertions" in raw or "assert" in raw or conversation):
         warn(f"{at}: skipping test '{test_id}': it needs criteria, expected_output or "
              f"assertions of its own (as AgentV 4.x)")
         return None
@@ -110,7 +114,8 @@ def parse_test(raw: Any, line: int, suite: SuiteDefaults, warn: Callable[[str], 
         expected_outcome=criteria, input_messages=inputs, expected_messages=expected,
         conversation_id=str(raw["conversation_id"]) if raw.get("conversation_id") else None,
         target=_target(execution, origin, line),
-        evaluators=evaluators or [builder.implicit_grader()],
+        evaluators=evaluators or ([] if conversation else [builder.implicit_grader()]),
+        conversation=conversation,
         metadata={**suite.metadata, **(own_meta if isinstance(own_meta, dict) else {})},
         format=FORMAT, threshold=_threshold(execution, origin, line), category=suite.category,
         workspace=workspace_of(raw, origin, str(suite.base_dir), warn, suite.boundary)

@@ -12,7 +12,6 @@ from tests.conftest import SHARED
 ROOT = SHARED / "agentv4-examples" / "v4.42.4"
 NOT_SUPPORTED = {  # file → the feature agentv lacks, as the error names it
     "features/copilot-log-eval/evals/skill-trigger.EVAL.yaml": "unknown provider 'copilot-log'",
-    "features/multi-turn-conversation-live/evals/dataset.eval.yaml": "conversation mode",
     "showcase/trace-evaluation/evals/coding-agent-replay.eval.yaml": "unknown provider 'replay'",
     # they name no target and their targets files define no 'default': a run cannot start
     "features/preprocessors/evals/dataset.eval.yaml": "unknown target 'default'",
@@ -24,7 +23,6 @@ NOT_SUPPORTED = {  # file → the feature agentv lacks, as the error names it
 # a folder walk checks the targets files too: a provider agentv lacks is their error
 WALK_ERRORS = {
     "features/copilot-log-eval/.agentv/targets.yaml": "unknown provider 'copilot-log'",
-    "features/multi-turn-conversation-live/evals/dataset.eval.yaml": "conversation mode",
     "features/preprocessors/evals/dataset.eval.yaml": "unknown target 'default'",
     "showcase/trace-evaluation/.agentv/targets.yaml": "unknown provider 'replay'",
     "showcase/trace-evaluation/evals/transcript-import.eval.yaml": "unknown target 'default'",
@@ -80,9 +78,9 @@ def test_validating_the_examples_folder_checks_what_agentv_picks(monkeypatch, tm
     report = validate_paths([str(ROOT / "examples")])
     errors = sorted(e.split("/examples/", 1)[1] for e in report.errors if NO_TARGETS not in e)
     assert sorted({e.split(":", 1)[0] for e in errors}) == sorted(WALK_ERRORS)
-    for error in errors:  # every error of a file (each conversation-mode test), each its reason
+    for error in errors:  # every error of a file, each its reason
         assert WALK_ERRORS[error.split(":", 1)[0]] in error, error
-    assert sum("conversation mode" in e for e in errors) == 5
+    assert not any("conversation" in e for e in errors)  # mode: conversation validates
     skipped = "\n".join(report.skipped)
     for path in ("trend/sample-runs/2026-03-01T10-00-00-000Z/index.jsonl",
                  "offline-grader-benchmark/fixtures/setup-a.raw.jsonl",

@@ -86,8 +86,8 @@ def test_tests_from_a_yaml_list_a_jsonl_file_and_a_folder(tmp_path):
      "unknown assertion type 'nope'"),
     ("tests:\n  - id: a\n    input: a\n    criteria: b\n    execution:\n      threshold: 2\n",
      ":6: threshold", "must be a number from 0 to 1"),
-    ("tests:\n  - id: a\n    mode: conversation\n    turns: []\n", ":3: mode",
-     "conversation mode"),
+    ("tests:\n  - id: a\n    input: a\n    mode: conversation\n    turns: []\n", ":4: mode",
+     "mode: conversation requires a non-empty 'turns' list"),
     ("tests: ./missing.yaml\n", ":1: tests", "tests file not found"),
 ])
 def test_errors_name_file_line_and_field(tmp_path, body, where, message):
