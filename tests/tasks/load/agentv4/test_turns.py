@@ -2,18 +2,12 @@
 (tasks/load/agentv4/turns.py), and what AgentV 4.42.4's validator refuses, named by line."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from agentv.providers.errors import ConfigError, ConfigErrors
 from agentv.tasks.load.conversation import Conversation, aggregate, every_evaluator
 from agentv.tasks.load.files import load_suite
-
-
-def write(path: Path, text: str) -> Path:
-    path.write_text(text, encoding="utf-8")
-    return path
+from tests.tasks.load.agentv4.test_deviations4 import write
 
 
 def test_turns_settings_and_assertions_load(tmp_path):
