@@ -19,7 +19,8 @@ GEN = SHARED / "bench" / "gen_cases.py"
 AGENTV4_KEYS = {"timestamp", "test_id", "suite", "category", "score", "target", "token_usage",
                 "duration_ms", "scores", "execution_status"}
 RUN_FOLDER = {"artifact_dir", "grading_path", "timing_path", "input_path", "output_path",
-              "answer_path", "response_path"}
+              "answer_path", "response_path", "transcript_path", "task_dir", "eval_path",
+              "targets_path", "projection_identity", "export_metadata"}
 
 
 @pytest.mark.skipif(not GEN.is_file(), reason="shared/bench absent")
