@@ -33,7 +33,10 @@ async def invoke_provider(label: str, run: Run, job: Job) -> Invoked:
     """Call the case's target (agentv's retry layer inside: attempts are logged)."""
     done = await run.runner.invoke(job)
     logger = run_logger()
-    if done.record is not None:
+    if done.record is not None and job.case.conversation is not None:
+        logger.info("target %s held a conversation of %d turn(s)", job.target,
+                    len(job.case.conversation.turns))
+    elif done.record is not None:
         logger.warning("target %s failed after %d attempt(s): %s", job.target, done.attempts,
                        done.record.get("error"))
     else:
