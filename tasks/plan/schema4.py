@@ -77,9 +77,12 @@ def eval4_schema(model_schema: Callable[[Any], dict[str, Any]]) -> dict[str, Any
     execution = {"type": "object", "properties": {
         "target": {"type": "string"}, "threshold": threshold,
         "fail_on_error": {"type": "boolean"}, "workers": {"type": "integer", "minimum": 1}}}
+    covered(test["properties"], "cases:TEST_KEYS")
+    covered(test["properties"]["execution"]["properties"], "cases:TEST_EXECUTION_KEYS")
+    covered(execution["properties"], "suite:EXECUTION_KEYS")
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_ID,
             "title": "AgentV 4.x eval file", "type": "object", "required": ["tests"],
-            "properties": {
+            "properties": covered({
                 "name": {"type": "string"}, "description": TEXT, "version": TEXT,
                 "tags": {"type": "array", "items": {"type": "string"}},
                 "metadata": {"type": "object"}, "execution": execution,
@@ -88,4 +91,14 @@ def eval4_schema(model_schema: Callable[[Any], dict[str, Any]]) -> dict[str, Any
                 "tests": {"anyOf": [{"type": "string"}, {"type": "array",
                                                          "items": {"anyOf": [test, {
                                                              "type": "string",
-                                                             "pattern": "^file://"}]}}]}}}
+                                                             "pattern": "^file://"}]}}]}},
+                "suite:SUITE_KEYS")}
+
+
+def covered(properties: dict[str, Any], loader_keys: str) -> dict[str, Any]:
+    """``properties`` with every key the 4.x loader takes (``module:NAME`` under
+    tasks.load.agentv4): a key given no shape here is any value — the schema's key set is
+    the loader's, never a second list."""
+    for key in sorted(load_symbol(f"agentv.tasks.load.agentv4.{loader_keys}")):
+        properties.setdefault(key, {})
+    return properties

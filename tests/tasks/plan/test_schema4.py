@@ -45,3 +45,16 @@ def test_every_agentv4_example_suite_is_valid(validator):
 ])
 def test_wrong_shapes_are_invalid(validator, doc):
     assert not validator.is_valid(doc)
+
+
+def test_the_schemas_keys_are_the_loaders():
+    """One key set: the JSON Schema names every key the 4.x loader takes (suite, test, both
+    `execution` blocks) — a key added to the loader is in the schema."""
+    from agentv.tasks.load.agentv4.cases import TEST_EXECUTION_KEYS, TEST_KEYS
+    from agentv.tasks.load.agentv4.suite import EXECUTION_KEYS, SUITE_KEYS
+    schema = eval4_schema(_model_schema)
+    test = schema["properties"]["tests"]["anyOf"][1]["items"]["anyOf"][0]["properties"]
+    assert set(SUITE_KEYS) <= set(schema["properties"])
+    assert set(EXECUTION_KEYS) <= set(schema["properties"]["execution"]["properties"])
+    assert set(TEST_KEYS) <= set(test)
+    assert set(TEST_EXECUTION_KEYS) <= set(test["execution"]["properties"])
