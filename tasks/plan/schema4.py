@@ -64,6 +64,8 @@ def eval4_schema(model_schema: Callable[[Any], dict[str, Any]]) -> dict[str, Any
                                                     {"type": "object"}]}}}
     messages = {"anyOf": [TEXT, {"type": "object"}, {"type": "array", "items": message}]}
     threshold = {"type": "number", "minimum": 0, "maximum": 1}
+    test: dict[str, Any]
+    execution: dict[str, Any]
     test = {"type": "object", "required": ["id"],
             "properties": {"id": TEXT, "input": messages, "input_files": {"type": "array",
                                                                        "items": TEXT},
