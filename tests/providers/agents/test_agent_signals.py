@@ -49,7 +49,7 @@ def test_nothing_outlives_agentv(tmp_path, tmp_path_factory, sig):
            "HOME": str(tmp_path_factory.getbasetemp() / "agent-home")}
     task = f"RUN: {command}\nHANG"
     proc = subprocess.Popen([sys.executable, "-c", RUNNER, url, str(tmp_path), task],
-                            env=env, cwd=ROOT)
+                            env=env, cwd=ROOT, preexec_fn=_plain_signals)
     try:
         deadline = time.monotonic() + 60
         while len(stub.requests) < 2 and time.monotonic() < deadline:  # hanging now
@@ -64,6 +64,15 @@ def test_nothing_outlives_agentv(tmp_path, tmp_path_factory, sig):
     finally:
         proc.kill()
         stub.stop()
+
+
+def _plain_signals() -> None:
+    """The runner starts as from a terminal: SIGINT handled by default and no signal blocked.
+    A child inherits ignored and blocked signals, and an earlier test in the same xdist worker
+    can leave SIGINT so (once in CI the runner's main task never saw the signal: its stacks
+    showed the loop idle, the conversation with Claude Code still waited on)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
 
 
 def exited_in(proc: subprocess.Popen, seconds: float) -> None:
