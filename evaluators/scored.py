@@ -30,6 +30,11 @@ def case_expected(ctx: EvalContext) -> Any:
     return ctx.reference_answer if ctx.reference_answer else MISSING
 
 
+def configured_or_expected(ctx: EvalContext, value: Any) -> Any:
+    """``value`` when configured, else the case's expected answer (or ``MISSING``)."""
+    return value if value is not None else case_expected(ctx)
+
+
 def score_result(evaluator: Evaluator, score: Score, **kw: Any) -> EvaluatorResult:
     label = evaluator.label
     reason = score.reason or f"{label} {'passed' if score.passed else 'failed'}"
@@ -50,4 +55,4 @@ class ScoreEvaluator(Evaluator):
 
     def expected(self, ctx: EvalContext, value: Any = None) -> Any:
         """``value`` when configured, else the case's expected answer (or ``MISSING``)."""
-        return value if value is not None else case_expected(ctx)
+        return configured_or_expected(ctx, value)

@@ -18,6 +18,7 @@ recorded as v2 records a check (``matched '…'``).
 from __future__ import annotations
 
 import json
+from abc import abstractmethod
 from typing import Any, ClassVar
 
 from pydantic import (
@@ -32,7 +33,7 @@ from agentv.evaluators import functions as fn
 from agentv.evaluators.base import EvalContext, Evaluator, EvaluatorResult, agentv4_rules
 from agentv.evaluators.jsonutil import MISSING, parse_json
 from agentv.evaluators.score import Score, passed_score
-from agentv.evaluators.scored import NO_EXPECTED, case_expected, score_result
+from agentv.evaluators.scored import NO_EXPECTED, configured_or_expected, score_result
 
 
 def text(value: Any) -> str:
@@ -80,8 +81,9 @@ class TextCheck(TextAssertion):
     def checked(self, ctx: EvalContext) -> Score | None:
         return None
 
+    @abstractmethod
     async def asserted(self, ctx: EvalContext) -> EvaluatorResult:
-        raise NotImplementedError
+        """4.x: AgentV 4.42.4's pass/fail assertion on the answer."""
 
     async def evaluate(self, ctx: EvalContext) -> EvaluatorResult:
         score = None if self._agentv4 else self.checked(ctx)
@@ -89,7 +91,7 @@ class TextCheck(TextAssertion):
 
     def expected(self, ctx: EvalContext, value: Any) -> Any:
         """v2: ``value`` when configured, else the case's expected answer (or ``MISSING``)."""
-        return value if value is not None else case_expected(ctx)
+        return configured_or_expected(ctx, value)
 
 
 class Contains(TextCheck):
