@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentv.flows.artifacts.table import create_table
+from agentv.flows.prefect.artifact_spec import Artifact, table_artifact
 from agentv.flows.prefect.naming import slug
 
 
@@ -16,6 +16,6 @@ def batch_table(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
             for r in records]
 
 
-async def publish_batch_table(label: str, records: list[dict[str, Any]]) -> None:
-    await create_table(batch_table(records), f"Cases of batch {label}",
-                       slug(f"agentv-batch-{label}"))
+def batch_artifact(label: str, records: list[dict[str, Any]]) -> Artifact:
+    return table_artifact(batch_table(records), f"Cases of batch {label}",
+                          slug(f"agentv-batch-{label}"))

@@ -16,9 +16,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from prefect.artifacts import acreate_markdown_artifact
-
 from agentv.flows.artifacts.case_table import suite_of
+from agentv.flows.prefect.artifact_spec import markdown_artifact
 from agentv.flows.prefect.naming import MAX_KEY, slug
 from agentv.flows.prefect.recording import Recording
 from agentv.providers.printable import printable
@@ -70,29 +69,20 @@ def artifact_url(ui_run_url: str | None, artifact_id: Any) -> str | None:
     return f"{ui_run_url.split('/flow-runs/')[0]}/artifacts/artifact/{artifact_id}"
 
 
-def flow_run_ui_url() -> str | None:
-    """The current flow run's page in the Prefect UI (None outside a flow run)."""
-    from prefect.runtime import flow_run
-    try:
-        return flow_run.ui_url
-    except Exception:  # noqa: BLE001 - outside a flow run: no page to link
-        return None
-
-
 async def publish_case_details(results: Path, worst: list[Failure], recording: Recording
                                ) -> dict[Key, str]:
     """One artifact per failed case (the ``DETAILED`` worst); each case's page address."""
-    ui_run_url = flow_run_ui_url()
+    ui_run_url = recording.flow_run_url()
     wanted = {(f.eval_id, f.target, f.trial): f for f in worst[:DETAILED]}
     if not wanted or recording.lost is not None:
         return {}
     records = await asyncio.to_thread(records_of, results, set(wanted))
 
     async def one(key: Key, record: dict[str, Any]) -> tuple[Key, str | None]:
-        made = await recording.publish(lambda: acreate_markdown_artifact(
-            key=case_key(suite_of(record.get("case_key")), *key),
-            markdown=case_markdown(record, wanted[key].verdict, wanted[key].reason),
-            description=case_title(*key)))
+        made = await recording.send(markdown_artifact(
+            case_key(suite_of(record.get("case_key")), *key),
+            case_markdown(record, wanted[key].verdict, wanted[key].reason),
+            case_title(*key)), want_id=True)
         return key, artifact_url(ui_run_url, made)
     pages = await asyncio.gather(*(one(k, r) for k, r in records.items()))
     return {key: url for key, url in pages if url}

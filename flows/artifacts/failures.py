@@ -9,8 +9,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from prefect.artifacts import acreate_markdown_artifact
-
+from agentv.flows.prefect.artifact_spec import Artifact, markdown_artifact
 from agentv.flows.prefect.naming import artifact_key
 from agentv.tasks.results.case_markdown import inline
 from agentv.tasks.results.failures import Failure, Failures
@@ -62,26 +61,18 @@ def log_lines(failures: Failures, counts: str = "", view_url: str | None = None)
     return lines + ([f"… and {more} more failed case(s)"] if more > 0 else [])
 
 
-def _run_logger() -> Any:
-    from prefect import get_run_logger
-    try:
-        return get_run_logger()
-    except Exception:  # noqa: BLE001 - outside a flow run (a merged file): agentv's log
-        return log
-
-
-def log_failures(failures: Failures, counts: str, view_url: str | None = None) -> None:
+def log_failures(failures: Failures, counts: str, view_url: str | None = None,
+                 logger: Any = log) -> None:
     """The failed cases with their reason, as the first lines the summary logs on the run
-    (its state stays "Completed with failures" when only quality failed)."""
-    logger = _run_logger()
+    (``logger``: the run's; its state stays "Completed with failures" when only quality
+    failed)."""
     for line in log_lines(failures, counts, view_url):
         logger.info("%s", line)  # the console has its FAILED block
 
 
 def publish_failures(failures: Failures, counts: str, suites: list[str], targets: list[str],
-                     links: dict[tuple[str, str, int], str] | None = None) -> Any:
-    """The failures artifact (a coroutine to await)."""
-    return acreate_markdown_artifact(
-        key=artifact_key("failures", suites, targets),
-        markdown=failures_markdown(failures, counts, links),
-        description=f"agentv failed cases, worst first: {counts}")
+                     links: dict[tuple[str, str, int], str] | None = None) -> Artifact:
+    """The failures artifact."""
+    return markdown_artifact(artifact_key("failures", suites, targets),
+                             failures_markdown(failures, counts, links),
+                             f"agentv failed cases, worst first: {counts}")

@@ -26,28 +26,23 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from prefect.artifacts import (
-    acreate_link_artifact,
-    acreate_markdown_artifact,
-    acreate_table_artifact,
-)
-
 from agentv.flows.artifacts.case_details import publish_case_details
 from agentv.flows.artifacts.case_pages import CasePages
 from agentv.flows.artifacts.case_table import suite_of
 from agentv.flows.artifacts.failures import log_failures, publish_failures
 from agentv.flows.artifacts.run_summary import RunInfo, add_failures, per_target, sink_summary
-from agentv.flows.artifacts.table import create_table
+from agentv.flows.prefect.artifact_spec import (
+    Artifact,
+    link_artifact,
+    markdown_artifact,
+    table_artifact,
+)
 from agentv.flows.prefect.naming import artifact_key
 from agentv.flows.prefect.recording import Recording
 from agentv.flows.prefect.viewer import view_page
 from agentv.tasks.plan.plan import EvalOptions
 from agentv.tasks.results.sink import RunSink
 from agentv.tasks.results.summary_md import summary_markdown
-
-
-async def _case_table(key: str, description: str, rows: list[dict[str, Any]]) -> Any:
-    return await create_table(rows, description, key)
 
 
 def case_pages(sink: RunSink | None, recording: Recording) -> CasePages | None:
@@ -58,34 +53,31 @@ def case_pages(sink: RunSink | None, recording: Recording) -> CasePages | None:
         return None
 
     async def publish(key: str, description: str, rows: list[dict[str, Any]]) -> Any:
-        return await recording.publish(lambda: _case_table(key, description, rows))
+        return await recording.send(table_artifact(rows, description, key))
     return CasePages(sink.cases, publish).start()
 
 
 def _table_artifacts(tables, stats: list[dict[str, Any]], suites: list[str],
-                     targets: list[str]) -> list:
-    out = [_case_table(key, text, rows) for key, text, rows in tables]
+                     targets: list[str]) -> list[Artifact]:
+    out = [table_artifact(rows, text, key) for key, text, rows in tables]
     if stats:
-        out.append(acreate_table_artifact(
-            key=artifact_key("stats", suites, targets), table=stats,
-            description="agentv: per target × evaluator statistics"))
+        out.append(table_artifact(stats, "agentv: per target × evaluator statistics",
+                                  artifact_key("stats", suites, targets)))
     return out
 
 
-def _links(files: dict[str, str], suites: list[str], targets: list[str]) -> list:
-    return [acreate_link_artifact(key=artifact_key(f"{kind}-file", suites, targets),
-                                  link=Path(path).as_uri(), link_text=f"{kind}: {Path(path).name}",
-                                  description=f"agentv {kind} file")
+def _links(files: dict[str, str], suites: list[str], targets: list[str]) -> list[Artifact]:
+    return [link_artifact(artifact_key(f"{kind}-file", suites, targets), Path(path).as_uri(),
+                          f"{kind}: {Path(path).name}", f"agentv {kind} file")
             for kind, path in files.items()]
 
 
 def _file_artifacts(summary: dict[str, Any], wall_s: float, files: dict[str, str],
                     suites: list[str], targets: list[str], sent: frozenset[str] = frozenset()
-                    ) -> list:
+                    ) -> list[Artifact]:
     """The summary, and the links to the files (but those ``sent`` already)."""
-    out = [acreate_markdown_artifact(
-        key=artifact_key("summary", suites, targets),
-        markdown=summary_markdown(summary, wall_s, files), description="agentv run summary")]
+    out = [markdown_artifact(artifact_key("summary", suites, targets),
+                             summary_markdown(summary, wall_s, files), "agentv run summary")]
     return out + _links({k: v for k, v in files.items() if k not in sent}, suites, targets)
 
 
@@ -116,16 +108,16 @@ async def publish_results(results: str | Path, options: EvalOptions, wall_s: flo
     stats = sink.tally.breakdown() if sink.tally.total else []
     tables = _table_artifacts(final, stats, suites, targets)
     tables += _links(dict(files), suites, targets)  # the results file is complete
-    creating: list[Any] = [asyncio.ensure_future(_sent(recording, c))
+    creating: list[Any] = [asyncio.ensure_future(recording.send(c))
                            for c in tables]  # sent while we summarize
     summary = await asyncio.to_thread(sink_summary, sink, options, info, files)
     sent = frozenset({"results"})
-    creating += [_sent(recording, c)
+    creating += [recording.send(c)
                  for c in _file_artifacts(summary, wall_s, files, suites, targets, sent)]
     add_failures(summary, sink)
-    log_failures(sink.failures, summary["counts"], view_page(results).url)
+    log_failures(sink.failures, summary["counts"], view_page(results).url, recording.logger())
     links = await publish_case_details(Path(results), sink.failures.worst(), recording)
-    creating.append(_sent(recording, publish_failures(sink.failures, summary["counts"], suites,
+    creating.append(recording.send(publish_failures(sink.failures, summary["counts"], suites,
                                                       targets, links)))
     if pages is not None:
         creating.append(pages.sent())  # a page taken as the last cases finished
@@ -133,11 +125,3 @@ async def publish_results(results: str | Path, options: EvalOptions, wall_s: flo
     summary["files"] = files
     summary["targets"] = per_target(stats)
     return summary
-
-
-async def _sent(recording: Recording, artifact: Any) -> Any:
-    """Await an artifact's creation while Prefect records (else close it unsent)."""
-    if recording.lost is not None:
-        artifact.close()
-        return None
-    return await recording.publish(lambda: artifact)

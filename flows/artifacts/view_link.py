@@ -13,8 +13,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from prefect.artifacts import acreate_link_artifact
-
+from agentv.flows.prefect.artifact_spec import link_artifact
 from agentv.flows.prefect.naming import artifact_key, plan_labels
 from agentv.flows.prefect.recording import Recording
 from agentv.flows.prefect.viewer import ViewPage, view_page
@@ -42,9 +41,9 @@ async def publish_view_link(results: str | Path, plan: Any, recording: Recording
     page = view_page(results)
     text, description = view_link_text(page)
     try:
-        return await recording.publish(lambda: acreate_link_artifact(
-            key=artifact_key("view", suites or ["none"], targets or ["none"]), link=page.url,
-            link_text=text, description=description))
+        return await recording.send(link_artifact(
+            artifact_key("view", suites or ["none"], targets or ["none"]), page.url, text,
+            description))
     except Exception as err:  # noqa: BLE001 - a link lost is logged, the run goes on
         log.warning("could not publish the viewer link: %s", err)
         return None

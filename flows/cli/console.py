@@ -148,7 +148,7 @@ class KeptWorkspaces:
         return ["", "Preserved workspaces:", *sorted(self.kept), *hint]
 
 
-def run_from_cli(opts: EvalOptions, show_failures: int = 10) -> int:
+def run_from_cli(opts: EvalOptions, show_failures: int = 10, recorder: Any = None) -> int:
     """Run, print the outcome (the ``show_failures`` worst failed cases); exit code 0, 1
     (a quality gate failed), 2 (I/O failure), 3 (the Prefect API lost mid-run), 130/143
     (interrupted by Ctrl-C/SIGTERM)."""
@@ -171,7 +171,8 @@ def run_from_cli(opts: EvalOptions, show_failures: int = 10) -> int:
         bar.start(plan)
         kept.keep_all = plan.keep_workspaces  # the flag, or the project config's
     try:
-        result = run_eval(opts, on_record=on_record, on_plan=on_plan, started=started)
+        result = run_eval(opts, on_record=on_record, on_plan=on_plan, started=started,
+                          recorder=recorder)
     except Exception as err:
         from agentv.flows.prefect.recording import api_lost
         if not api_lost(err) or opts.verbose:

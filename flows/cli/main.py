@@ -6,7 +6,6 @@ Configuration errors print one line ``error: file:line: field: message`` and exi
 """
 from __future__ import annotations
 
-import os
 import sys
 from typing import List, Optional
 
@@ -151,17 +150,24 @@ def eval_command(
     3 the Prefect server lost mid-run (every case still recorded), 130 interrupted."""
     from dataclasses import fields
 
+    from agentv.flows.prefect.recorder_process import discard, start_early
+    flags = dict(locals())
+    # Prefect is imported in the run's recorder process while this one starts
+    recorder = start_early(task_runner, prefect_tasks, verbose)
     from agentv.flows.cli.console import run_from_cli
     from agentv.tasks.plan.options import EvalOptions
     setup_logging(verbose)
-    flags, names = dict(locals()), {f.name for f in fields(EvalOptions)}
+    names = {f.name for f in fields(EvalOptions)}
     try:
         shown = whole_number(show_failures, "--show-failures", 10)
         opts = EvalOptions(**{k: v for k, v in flags.items() if k in names
                               and (given(v) or (k in TRI_STATE and v is not None))})
-        code = run_from_cli(opts, shown)
-    except ConfigError as err:
-        fail(err, verbose)
+        code = run_from_cli(opts, shown, recorder)
+    except BaseException as err:
+        discard(recorder)  # a run that never began records nothing (no-op once it ran)
+        if isinstance(err, ConfigError):
+            fail(err, verbose)
+        raise
     raise typer.Exit(code)
 
 
@@ -281,25 +287,11 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def exit_quickly(code: int | str | None) -> None:
-    """Spare the interpreter's exit a full garbage collection of every object Prefect
-    imported (~0.8 s): move them to the permanent generation; the process ends next,
-    through the plain ``sys.exit`` (threads joined, exit handlers run). But while a thread
-    is still importing Prefect (a run stopped, or refused, before its flow run began), the
-    interpreter's teardown would run under that import and can crash (SIGSEGV): with
-    everything written and flushed, the process ends at once instead."""
+    """Spare the interpreter's exit a full garbage collection of every object the run made
+    (move them to the permanent generation); the process ends next, through the plain
+    ``sys.exit`` (threads joined, exit handlers run)."""
     import gc
-
-    from agentv.flows.prefect.preload import importing_prefect
     gc.freeze()
-    if not importing_prefect():
-        return
-    import logging
-    logging.shutdown()
-    if isinstance(code, str):
-        print(code, file=sys.stderr)
-    for stream in (sys.stdout, sys.stderr):
-        stream.flush()
-    os._exit(code if isinstance(code, int) else 0 if code is None else 1)
 
 
 if __name__ == "__main__":

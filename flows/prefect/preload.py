@@ -1,28 +1,9 @@
-"""Import Prefect (and what the end of a run needs) in the background, as early as possible.
-
-Prefect's import costs 1–2 s here. When a Prefect API is already reachable, agentv starts
-that import on a thread at the very start of ``agentv eval`` so it overlaps argument
-parsing, file validation and preflight; the main thread's later import just waits for it.
-Prefect reads its settings at import, so this only happens after ``PREFECT_API_URL`` is set.
-"""
+"""Prefect's console, kept quiet: its own INFO lines and the echo of a failed gate stay
+out of the terminal (they still reach the API)."""
 from __future__ import annotations
 
-import importlib
 import logging
 import os
-import sys
-import threading
-
-# pyarrow: at the first Parquet row group; pandas: never
-HEAVY = ("agentv.flows.pipeline", "aiohttp")
-THREAD = "agentv-preload"
-IMPORT_THREAD = "agentv-prefect-import"  # flows.launch: the flow's import, a stop not waiting
-
-
-def importing_prefect() -> bool:
-    """Whether a thread of ours is still importing Prefect."""
-    return any(t.name in (THREAD, IMPORT_THREAD) and t.is_alive()
-               for t in threading.enumerate())
 
 
 def quiet_prefect_console(verbose: bool) -> None:
@@ -61,28 +42,3 @@ def drop_gate_echo(verbose: bool) -> None:
         if not isinstance(handler, APILogHandler) and \
                 not any(isinstance(f, GateEcho) for f in handler.filters):
             handler.addFilter(GateEcho())
-
-
-def preload(*modules: str) -> threading.Thread:
-    def work() -> None:
-        for name in modules:
-            try:
-                importlib.import_module(name)
-            except Exception:  # noqa: BLE001 - the real import will report it
-                return
-    thread = threading.Thread(target=work, name=THREAD, daemon=True)
-    thread.start()
-    return thread
-
-
-def preload_if_api_ready() -> bool:
-    """Once per process: if a Prefect API answers, point at it and start the imports (not
-    again while they run or once they are done)."""
-    if all(name in sys.modules for name in HEAVY) or \
-            any(t.name == THREAD and t.is_alive() for t in threading.enumerate()):
-        return True
-    from agentv.flows.prefect.server import running_api
-    if not running_api():
-        return False
-    preload(*HEAVY)
-    return True

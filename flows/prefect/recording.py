@@ -18,6 +18,9 @@ import urllib.parse
 import urllib.request
 from typing import Any, Awaitable, Callable, TypeVar
 
+from agentv.flows.prefect.artifact_spec import Artifact
+from agentv.flows.prefect.stage import Final, Stage
+
 PREFECT_LOST_EXIT = 3
 PROBE_EVERY_S, PROBE_MISSES = 1.0, 3  # the API lost: 3 probes in a row refused
 SLOW_LOST_S = 120.0  # accepts connections, never answers: lost (a busy one is only slow)
@@ -156,20 +159,61 @@ class Recording:
                     f"its health check went unanswered for {SLOW_LOST_S:.0f} s"))
 
     async def call(self, task: Any, *args: Any, return_state: bool = False) -> Any:
-        """Run a Prefect task (``task(*args)``) while recording; once the API is lost, or if
-        calling the task loses it, run its function (``task.fn``) in this process instead.
-        Only for tasks that may run again when Prefect failed around them (they run no
-        case twice: the job runner skips what began)."""
+        """Run a stage (or a Prefect task) as a task run of the flow run while recording;
+        once the API is lost, or if calling it loses it, run its function in this process
+        instead. Only for stages that may run again when Prefect failed around them (they
+        run no case twice: the job runner skips what began)."""
         if self.lost is None:
             try:
-                return await (task(*args, return_state=True) if return_state else task(*args))
+                return await self._task_run(task, args, return_state)
             except Exception as err:
                 if not api_lost(err):
                     raise
                 self.stop(err)
+        if isinstance(task, Stage):
+            return await task.fn(*args)
         from prefect.utilities.annotations import BaseAnnotation
         return await task.fn(*(a.unwrap() if isinstance(a, BaseAnnotation) else a
                                for a in args))
+
+    async def _task_run(self, task: Any, args: tuple[Any, ...], return_state: bool) -> Any:
+        if isinstance(task, Stage):
+            from prefect.utilities.annotations import quote
+            task = prefect_task(task)  # arguments go as they are (a run, thousands of jobs)
+            args = tuple(a if isinstance(a, (str, int, float)) else quote(a) for a in args)
+        return await (task(*args, return_state=True) if return_state else task(*args))
+
+    async def send(self, spec: Artifact, want_id: bool = False) -> Any:
+        """Publish an artifact on the current flow (or task) run; its id, or None."""
+        return await self.publish(lambda: self.create(spec, want_id))
+
+    async def create(self, spec: Artifact, want_id: bool = False) -> Any:
+        from agentv.flows.prefect.artifact_api import create_artifact
+        return await create_artifact(spec)
+
+    def flow_run_id(self) -> str | None:
+        from prefect.runtime import flow_run
+        return str(flow_run.id) if flow_run.id else None
+
+    def flow_run_url(self) -> str | None:
+        """The flow run's page in the Prefect UI (None outside a flow run)."""
+        from prefect.runtime import flow_run
+        try:
+            return flow_run.ui_url
+        except Exception:  # noqa: BLE001 - outside a flow run: no page to link
+            return None
+
+    async def ids(self) -> tuple[str | None, str | None]:
+        """The flow run's id and UI page (None, None: none)."""
+        return self.flow_run_id(), self.flow_run_url()
+
+    def logger(self) -> logging.Logger | logging.LoggerAdapter:
+        return run_logger()
+
+    async def end(self, final: Final) -> Any:
+        """The flow run's final state (what the flow returns)."""
+        from agentv.flows.prefect.final_state import prefect_state
+        return await prefect_state(final)
 
     async def publish(self, make: Callable[[], Awaitable[R]]) -> R | None:
         """Publish to Prefect (an artifact) while recording; an API lost stops recording."""
@@ -226,3 +270,19 @@ def run_logger() -> logging.Logger | logging.LoggerAdapter:
         return get_run_logger()
     except MissingContextError:
         return logging.getLogger("agentv.flow")
+
+
+_TASKS: dict[str, Any] = {}
+
+
+def prefect_task(stage: Stage) -> Any:
+    """The Prefect task of a stage (made once per process)."""
+    made = _TASKS.get(stage.name)
+    if made is None or made.fn is not stage.fn:
+        from prefect import task
+        from prefect.cache_policies import NO_CACHE
+
+        from agentv.flows.prefect.scrubbed import PERSIST
+        made = _TASKS[stage.name] = task(stage.fn, name=stage.name, cache_policy=NO_CACHE,
+                                         persist_result=PERSIST, task_run_name=stage.run_name)
+    return made

@@ -25,7 +25,8 @@ from typing import Any, Callable, Protocol, Sequence
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
-from agentv.flows.artifacts.batches import publish_batch_table
+from agentv.flows.artifacts.batches import batch_artifact
+from agentv.flows.prefect.artifact_api import create_artifact
 from agentv.flows.prefect.scrubbed import PERSIST, scrub_errors
 from agentv.flows.prefect.shared_limits import prefect_pools
 from agentv.flows.run import Run
@@ -110,7 +111,7 @@ async def run_remote_batch(label: str, part: RemoteJobs, limits: DaskLimits,
         await close_runtimes(runtimes)
         await limits.unbind()
     records = redact_obj(records)
-    await publish_batch_table(label, [r for r in records if r])
+    await create_artifact(batch_artifact(label, [r for r in records if r]))
     return {"records": records, "skipped": control.skipped}
 
 
