@@ -108,11 +108,25 @@ class NumbersNotText(BaseModel):
     @field_validator("*", mode="before")
     @classmethod
     def _numbers_are_not_text(cls, value: Any, info: ValidationInfo) -> Any:
-        field = cls.model_fields.get(info.field_name or "")
-        if field is not None and _wants_number(field.annotation):
-            whole = _wants_number(field.annotation, float)
-            return _quoted_number(value, info, "a number" if whole else "a whole number")
-        return value
+        what = _number_kind(cls, info.field_name or "")
+        return value if what is None else _quoted_number(value, info, what)
+
+
+_NUMBER_KINDS: dict[tuple[type, str], tuple[Any, str | None]] = {}
+
+
+def _number_kind(cls: type[BaseModel], name: str) -> str | None:
+    """"a number" / "a whole number" when the field wants one (None: it does not); decided
+    once per model field (its annotation is read again only if the field was replaced)."""
+    field = cls.model_fields.get(name)
+    known = _NUMBER_KINDS.get((cls, name))
+    if known is not None and known[0] is field:
+        return known[1]
+    what = None
+    if field is not None and _wants_number(field.annotation):
+        what = "a number" if _wants_number(field.annotation, float) else "a whole number"
+    _NUMBER_KINDS[(cls, name)] = (field, what)
+    return what
 
 
 def setting_field(*aliases: str, default: Any = None, secret: bool = False, url: bool = False,

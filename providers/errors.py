@@ -8,8 +8,8 @@ failures, retried by ``providers.llm.retry`` only).
 from __future__ import annotations
 
 import difflib
-from contextlib import contextmanager
-from typing import Any, Iterable, Iterator
+from contextlib import AbstractContextManager
+from typing import Any, Iterable
 
 
 class ConfigError(Exception):
@@ -82,19 +82,36 @@ class ErrorCollector:
 
     def __init__(self) -> None:
         self.errors: list[ConfigError] = []
+        self._check = _Kept(self)
 
-    @contextmanager
-    def check(self) -> Iterator[None]:
-        try:
-            yield
-        except ConfigError as err:
-            self.errors.append(err)
+    def check(self) -> AbstractContextManager[None]:
+        """The block's ConfigError is kept (any other exception goes through)."""
+        return self._check  # no state of its own: one for every block, nested ones too
 
     def raise_any(self) -> None:
         if len(self.errors) == 1:
             raise self.errors[0]
         if self.errors:
             raise ConfigErrors(self.errors)
+
+
+class _Kept:
+    """``with``: a ConfigError raised inside goes into the collector's ``errors`` (a class,
+    not a generator: a loader runs ten of these a case)."""
+
+    __slots__ = ("collector",)
+
+    def __init__(self, collector: ErrorCollector) -> None:
+        self.collector = collector
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: Any, err: Any, tb: Any) -> bool:
+        if kind is not None and issubclass(kind, ConfigError):
+            self.collector.errors.append(err)
+            return True
+        return False
 
 
 def did_you_mean(word: object, choices: Iterable[str]) -> str:

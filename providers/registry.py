@@ -82,13 +82,22 @@ def provider_class(kind: str, where: str = "") -> type[BaseProvider]:
         raise ConfigError(f"provider '{kind}' is not available yet", where, "provider") from None
 
 
+_FILLED: dict[str, tuple[Spec, ProviderFacts, ProviderFacts]] = {}  # kind -> (spec, its, filled)
+
+
 def facts(kind: str, where: str = "") -> ProviderFacts:
-    """The provider's facts with its settings model filled in (ConfigError when unknown)."""
+    """The provider's facts with its settings model filled in (ConfigError when unknown);
+    made once per kind (again when the kind is registered anew or its class's facts change)."""
     cls = provider_class(kind, where)
     _, settings = _parts(kind, where)
     found = cls.facts
-    return replace(found, settings=_load(settings) if settings is not None
-                   else found.settings_model())
+    known = _FILLED.get(kind)
+    if known is not None and known[0] is REGISTRY[kind] and known[1] is found:
+        return known[2]
+    filled = replace(found, settings=_load(settings) if settings is not None
+                     else found.settings_model())
+    _FILLED[kind] = (REGISTRY[kind], found, filled)
+    return filled
 
 
 def settings_model(kind: str, where: str = "") -> Any:

@@ -125,7 +125,10 @@ def model_secrets(config: BaseModel | None, env: Any = None) -> tuple[list[str],
         if isinstance(value, BaseModel):
             more, maybe = model_secrets(value, env)
         else:
-            more, maybe = _value_secrets(value, _marks(info), env)
+            marks = _marks(info)
+            if not marks:  # an unmarked field holds no secret
+                continue
+            more, maybe = _value_secrets(value, marks, env)
         marked += more
         loose += maybe
     return list(dict.fromkeys(v for v in marked if v)), list(dict.fromkeys(loose))

@@ -4,6 +4,7 @@ eval file) — the same for agentv-eval-v2 files (``tasks.load.files``) and Agen
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -14,6 +15,12 @@ from agentv.tasks.load.conversation import Conversation
 from agentv.tasks.load.gates import Gates
 from agentv.tasks.load.jsonl import EVAL_SCHEMA
 from agentv.tasks.load.messages import Message
+
+
+@lru_cache(maxsize=256)
+def _folder(file: str) -> str:
+    """The folder of an eval file (asked for each case it holds)."""
+    return str(Path(file).parent)
 
 
 @dataclass(slots=True)
@@ -39,7 +46,7 @@ class EvalCase:
 
     @property
     def base_dir(self) -> str:
-        return str(Path(self.file).parent)
+        return _folder(self.file)
 
     @property
     def where(self) -> str:

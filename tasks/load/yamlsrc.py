@@ -58,7 +58,7 @@ class LineList(list):
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when available
 _CONSTRUCTOR = yaml.constructor.SafeConstructor()
-_TAGGED_AS_TEXT = {"tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:merge"}
+_TAGGED_AS_TEXT = {f"tag:yaml.org,2002:{t}" for t in ("timestamp", "merge", "str")}
 _NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
 _BOOL = {"true": True, "True": True, "TRUE": True, "false": False, "False": False,
          "FALSE": False}
@@ -92,11 +92,12 @@ def core_scalar(text: str, where: str) -> Any:
 
 
 def _scalar(event: yaml.ScalarEvent, name: str) -> Any:
+    text, plain = event.value, event.tag in (None, "!")
+    if plain and (event.style or text and text[0] not in "~nNtTfF0123456789+-."):
+        return text  # quoted, or text: what else the core schema reads starts otherwise
     where = f"{name}:{event.start_mark.line + 1}"
-    if event.tag in (None, "!"):
-        return core_scalar(event.value, where) if not event.style else event.value
-    if event.tag in _TAGGED_AS_TEXT or event.tag == "tag:yaml.org,2002:str":
-        return event.value
+    if plain or event.tag in _TAGGED_AS_TEXT:
+        return core_scalar(text, where) if plain else text
     construct = _CONSTRUCTOR.yaml_constructors.get(event.tag)
     if construct is None:
         raise ConfigError(f"unsupported YAML tag {event.tag}", where)

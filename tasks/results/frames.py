@@ -64,8 +64,8 @@ from agentv.evaluators.base import verdict_for
 from agentv.providers.errors import ConfigError
 from agentv.tasks.load.redact import redact
 from agentv.tasks.results.agentv4_rows import as_internal
+from agentv.tasks.results.nested import dump_text, results_json, to_struct
 from agentv.tasks.results.nested import number as _number
-from agentv.tasks.results.nested import results_json, to_struct
 from agentv.tasks.results.parquet_file import ParquetStream
 from agentv.tasks.results.schema import (  # noqa: F401 - the schema is part of this module's API
     COLUMN_TYPES,
@@ -95,7 +95,7 @@ Scrub = Callable[[str], str]
 def _json(value: Any, scrub: Scrub = redact) -> str | None:
     if value is None:
         return None
-    return scrub(json.dumps(value, ensure_ascii=False, default=str))
+    return scrub(dump_text(value))
 
 
 def _text(value: Any, scrub: Scrub = redact) -> str | None:
@@ -133,7 +133,9 @@ def record_to_row(record: dict[str, Any], scrub: Scrub = redact) -> dict[str, An
                              else {})
     score = _number(record.get("score"), float)
     row: dict[str, Any] = {c: _text(record.get(c), scrub) for c in STRING_COLUMNS}
-    row.update({c: _json(record.get(c), scrub) for c in JSON_COLUMNS})
+    # evaluator_results: made from the structs below (as Parquet reads it back)
+    row.update({c: None if c == "evaluator_results" else _json(record.get(c), scrub)
+                for c in JSON_COLUMNS})
     row.update({c: _texts(record.get(c), scrub) for c in LIST_COLUMNS})
     row.update({
         "trial": _number(record.get("trial"), int) or 0, "score": score,

@@ -14,6 +14,8 @@ import json
 from typing import Any, Callable
 
 USAGE = ("input_tokens", "output_tokens", "cost_usd")
+# ``json.dumps(value, ensure_ascii=False, default=str)`` without a new encoder per call
+dump_text = json.JSONEncoder(ensure_ascii=False, default=str).encode
 NATIVE = ("name", "type", "score", "weight", "verdict", "hits", "misses", "reasoning",
           "error", "warnings", "usage")
 
@@ -47,7 +49,7 @@ def to_struct(result: dict[str, Any], text: Callable[[Any], Any] = _plain) -> di
             "input_tokens": number(usage.get("input_tokens"), int),
             "output_tokens": number(usage.get("output_tokens"), int),
             "cost_usd": number(usage.get("cost_usd"), float),
-            "extra": text(json.dumps(rest, ensure_ascii=False, default=str)) if rest else None}
+            "extra": text(dump_text(rest)) if rest else None}
 
 
 def from_struct(struct: dict[str, Any]) -> dict[str, Any]:
@@ -72,7 +74,7 @@ def results_json(structs: list[dict[str, Any]] | None) -> str | None:
     """The ``evaluator_results`` text of a row's evaluator structs."""
     if structs is None:
         return None
-    return json.dumps([from_struct(s) for s in structs], ensure_ascii=False, default=str)
+    return dump_text([from_struct(s) for s in structs])
 
 
 def derived_results(evaluators: Any) -> Any:

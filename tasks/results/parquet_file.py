@@ -40,6 +40,7 @@ STATISTICS = [c for c in STORED_COLUMNS  # the file's own columns; no stats on l
               if c not in (*TEXT_COLUMNS, *JSON_COLUMNS, *LIST_COLUMNS, "extra", "evaluators")]
 MAX_QUEUED = 4  # row groups waiting for the writer thread before ``add`` waits for it
 log = logging.getLogger("agentv.sink")
+_row_json = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps's, made once
 
 
 class ParquetStream:
@@ -159,7 +160,7 @@ def _table(rows: list[dict[str, Any]], schema: Any) -> Any:
     """The rows as a pyarrow Table of ``schema`` (a value of the wrong type raises)."""
     import pyarrow as pa
     import pyarrow.json as pj
-    data = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows).encode("utf-8")
+    data = "".join(_row_json(row) + "\n" for row in rows).encode("utf-8")
     return pj.read_json(pa.BufferReader(data),
                         read_options=pj.ReadOptions(use_threads=False, block_size=len(data) + 1),
                         parse_options=pj.ParseOptions(explicit_schema=schema,

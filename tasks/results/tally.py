@@ -30,11 +30,18 @@ from agentv.tasks.results.trials import NORMAL_FROM, CaseTrials, bootstrap_ci, t
 class SuiteCounts:
     """What the gates check for one eval file: total, mean, pass rate, errors."""
 
-    __slots__ = ("n", "known", "score_sum", "passes", "errors", "evaluator_errors")
+    __slots__ = ("n", "known", "score_counts", "passes", "errors", "evaluator_errors")
 
     def __init__(self) -> None:
         self.n = self.known = self.passes = self.errors = self.evaluator_errors = 0
-        self.score_sum = Fraction(0)  # exact: the mean is the same whatever the order
+        self.score_counts: dict[float, int] = {}  # each finite score → how many records had it
+
+    @property
+    def score_sum(self) -> Fraction:
+        """Exact: the mean is the same whatever the order (summed when asked: a run's scores
+        are few distinct values)."""
+        return sum((Fraction(score) * count for score, count in self.score_counts.items()),
+                   Fraction(0))
 
     def summary(self) -> dict[str, Any]:
         if not self.n:
@@ -88,7 +95,7 @@ class Tally:
         suite = self._suite(row.get("case_key"))
         suite.n += 1
         if math.isfinite(score):  # as exact_mean: NaN (no score) is left out
-            suite.score_sum += Fraction(score)
+            suite.score_counts[score] = suite.score_counts.get(score, 0) + 1
             suite.known += 1
         suite.passes += passed
         suite.errors += errored

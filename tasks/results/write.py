@@ -27,6 +27,7 @@ from agentv.providers.errors import ConfigError
 from agentv.tasks.load.redact import redact, redact_obj
 from agentv.tasks.plan.outputs import check_format
 from agentv.tasks.results.agentv4_rows import written
+from agentv.tasks.results.nested import dump_text
 
 if TYPE_CHECKING:
     from agentv.tasks.results.sink import RunSink
@@ -54,7 +55,7 @@ def serialize(record: dict[str, Any], fmt: str) -> str:
     record = written(record)  # an AgentV 4.x test: AgentV's keys only
     if fmt == "yaml":
         return "---\n" + _yaml_dump(record)
-    return json.dumps(record, ensure_ascii=False, default=str) + "\n"
+    return dump_text(record) + "\n"
 
 
 def lock_holder(path: Path) -> int | None:
@@ -105,6 +106,7 @@ class ResultWriter:
         self._begun = False
         self.count = 0
         self.sink = sink
+        self._size: int | None = None  # the file's size after our last write (None: ask)
 
     def begin(self) -> None:
         """The run starts: a fresh (non-resume) results file is emptied now, not before."""
@@ -123,8 +125,7 @@ class ResultWriter:
             text = serialize(record, self.fmt)
             # the whole record: an AgentV 4.x row leaves keys out (the answer), which the
             # sink still gets (Parquet, the run folder)
-            whole = text if written(record) is record else json.dumps(
-                record, ensure_ascii=False, default=str)
+            whole = text if written(record) is record else dump_text(record)
             if redact(whole) != whole:
                 record = redact_obj(record)
                 text = serialize(record, self.fmt)
@@ -133,14 +134,16 @@ class ResultWriter:
             text = serialize(record, self.fmt)
         data = text.encode("utf-8")
         self.begin()
-        size = os.fstat(self._fd).st_size
+        size = self._size if self._size is not None else os.fstat(self._fd).st_size
         try:
             view = memoryview(data)
             while view:
                 view = view[os.write(self._fd, view):]
         except OSError:
+            self._size = None  # the cut may fail too: asked again next time
             self._cut_back(size)
             raise
+        self._size = size + len(data)  # the file is ours (locked): no fstat a record
         self.count += 1
         if self.sink is not None:
             self.sink.add(record)

@@ -119,3 +119,22 @@ def test_reading_the_facts_imports_nothing_heavy():
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                           text=True, timeout=120)
     assert "HEAVY []" in done.stdout, done.stdout + done.stderr
+
+
+def test_facts_are_made_once_and_again_when_the_kind_is_registered_anew(monkeypatch):
+    monkeypatch.setattr(registry, "REGISTRY", dict(registry.REGISTRY))
+
+    class First(BaseProvider):
+        facts = ProviderFacts(family="llm")
+
+    class Second(BaseProvider):
+        facts = ProviderFacts(family="agent")
+
+    registry.register("cached-kind", First)
+    assert registry.facts("cached-kind") is registry.facts("cached-kind")
+    assert registry.facts("cached-kind").family == "llm"
+    registry.register("cached-kind", Second)
+    assert registry.facts("cached-kind").family == "agent"
+    First.facts = ProviderFacts(family="command")  # the class's own facts changed
+    registry.register("cached-kind", First)
+    assert registry.facts("cached-kind").family == "command"
