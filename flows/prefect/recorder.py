@@ -18,11 +18,39 @@ import signal
 import sys
 import threading
 import warnings
+from collections import deque
+from datetime import datetime, timezone
 from typing import Any
 
 from agentv.flows.prefect.recording import api_lost, lost_reason
 
 Message = dict[str, Any]
+
+
+class Inbox:
+    """The messages read so far, in order (a None once the input ended)."""
+
+    def __init__(self) -> None:
+        self.items: deque[Message | None] = deque()
+        self.ready = asyncio.Event()
+
+    def put(self, message: Message | None) -> None:
+        self.items.append(message)
+        self.ready.set()
+
+    async def get(self) -> Message | None:
+        while not self.items:
+            self.ready.clear()
+            await self.ready.wait()
+        return self.items.popleft()
+
+    def end_of(self, task_run: str) -> dict[str, Message]:
+        """The end of ``task_run`` if it was read already (taken out of the inbox)."""
+        for message in self.items:
+            if message is not None and message["op"] == "state" and message["id"] == task_run:
+                self.items.remove(message)
+                return {task_run: message}
+        return {}
 
 
 class Recorder:
@@ -33,11 +61,11 @@ class Recorder:
         self.ended = False
         self.known_ends: dict[str, Message] = {}  # a task run's end, taken with its start
 
-    async def serve(self, inbox: asyncio.Queue) -> None:
+    async def serve(self, inbox: Inbox) -> None:
         """Take messages until the input ends (a None)."""
         while (message := await inbox.get()) is not None:
             if message["op"] == "task":
-                self.known_ends.update(_ends_waiting(inbox, message["id"]))
+                self.known_ends.update(inbox.end_of(message["id"]))
             await self.take(message)
         if self.flow_run_id is not None and not self.ended:
             await self.take({"op": "crashed"})
@@ -99,11 +127,10 @@ class Recorder:
 
     async def log(self, message: Message) -> None:
         from prefect.client.schemas.actions import LogCreate
-        from prefect.types._datetime import now
-        await self.client.create_logs([LogCreate(
-            name="agentv", level=message["level"], message=message["message"],
-            timestamp=now("UTC"), flow_run_id=self.flow_run_id,
-            task_run_id=message.get("task"))])
+        await self.client.create_logs([LogCreate.model_validate({
+            "name": "agentv", "level": message["level"], "message": message["message"],
+            "timestamp": datetime.now(timezone.utc), "flow_run_id": self.flow_run_id,
+            "task_run_id": message.get("task")})])
 
     async def final(self, message: Message) -> None:
         from prefect.states import Completed, Failed
@@ -112,7 +139,7 @@ class Recorder:
             run = await self.client.read_flow_run(self.flow_run_id)
             await self.client.update_flow_run(self.flow_run_id,
                                               tags=sorted({*run.tags, *message["tags"]}))
-        state = (Failed(message=message["message"]) if message["failed"] else
+        state: Any = (Failed(message=message["message"]) if message["failed"] else
                  Completed(name=message["name"] or "Completed", message=message["message"]))
         await self.client.set_flow_run_state(self.flow_run_id, state, force=True)
 
@@ -126,16 +153,6 @@ class Recorder:
 def _task_state(end: Message) -> Any:
     from prefect.states import Completed, Failed
     return Failed(message=end["message"]) if end["failed"] else Completed()
-
-
-def _ends_waiting(inbox: asyncio.Queue, task_run: str) -> dict[str, Message]:
-    """The end of ``task_run`` if it is already in the inbox (taken out of it)."""
-    waiting: Any = inbox._queue  # noqa: SLF001 - a look at what is queued, in order
-    for message in waiting:
-        if message is not None and message["op"] == "state" and message["id"] == task_run:
-            waiting.remove(message)
-            return {task_run: message}
-    return {}
 
 
 def _agentv_eval() -> None:
@@ -155,16 +172,16 @@ def reply(message: Message) -> None:
         pass
 
 
-def _read_into(inbox: asyncio.Queue, loop: asyncio.AbstractEventLoop) -> None:
+def _read_into(inbox: Inbox, loop: asyncio.AbstractEventLoop) -> None:
     """stdin's lines, parsed, into ``inbox`` (then a None: the input ended)."""
     for line in sys.stdin.buffer:
-        loop.call_soon_threadsafe(inbox.put_nowait, json.loads(line))
-    loop.call_soon_threadsafe(inbox.put_nowait, None)
+        loop.call_soon_threadsafe(inbox.put, json.loads(line))
+    loop.call_soon_threadsafe(inbox.put, None)
 
 
 async def _main() -> None:
     from prefect.client.orchestration import get_client
-    inbox: asyncio.Queue = asyncio.Queue()
+    inbox = Inbox()
     threading.Thread(target=_read_into, args=(inbox, asyncio.get_running_loop()),
                      daemon=True).start()
     async with get_client() as client:

@@ -283,6 +283,7 @@ def prefect_task(stage: Stage) -> Any:
         from prefect.cache_policies import NO_CACHE
 
         from agentv.flows.prefect.scrubbed import PERSIST
-        made = _TASKS[stage.name] = task(stage.fn, name=stage.name, cache_policy=NO_CACHE,
-                                         persist_result=PERSIST, task_run_name=stage.run_name)
+        made = _TASKS[stage.name] = task(name=stage.name, cache_policy=NO_CACHE,
+                                         persist_result=PERSIST,
+                                         task_run_name=stage.run_name)(stage.fn)
     return made
