@@ -11,7 +11,6 @@ agentv's job runner and can append the result records to ``--out``.
 from __future__ import annotations
 
 import importlib
-import os
 import sys
 from pathlib import Path
 from typing import Any, Optional
@@ -76,10 +75,6 @@ def worker_command(
     typer.echo(f"worker: polling {requests.split('@')[-1]} (target {loop.target_name})", err=True)
     handled = loop.run()
     typer.echo(f"worker: stopped after {handled} message(s)", err=True)
-    if loop.released:  # a target thread may still run: its sample is already released
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(0)
 
 
 def build_loop(requests: str, results: str, program: str, target: str | None,

@@ -10,8 +10,11 @@ targets, judges and records see its text (``as_text``).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import dataclasses
 import inspect
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -50,7 +53,7 @@ class CallableProvider(BaseProvider):
         if inspect.iscoroutinefunction(self.fn):
             output = await self.fn(value)
         else:
-            output = await asyncio.to_thread(self.fn, value)
+            output = await in_daemon_thread(self.fn, value)
         key = (request.eval_id, request.trial)
         if isinstance(output, Response):
             self.outputs[key] = output.text
@@ -69,6 +72,30 @@ class CallableProvider(BaseProvider):
         self.outputs.pop((eval_id, trial), None)
         self.slices.pop((eval_id, trial), None)
         self.inputs.pop(eval_id, None)
+
+
+async def in_daemon_thread(fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` on a daemon thread of its own, in this context (as ``asyncio.to_thread``):
+    a user's function that never returns (a sample released by a second SIGTERM) does not
+    hold the process's exit."""
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future = loop.create_future()
+    context = contextvars.copy_context()
+
+    def settle(result: Any, err: BaseException | None) -> None:
+        if not done.done():
+            done.set_exception(err) if err is not None else done.set_result(result)
+
+    def work() -> None:
+        result, err = None, None
+        try:
+            result = context.run(fn, *args)
+        except BaseException as caught:  # noqa: BLE001 - raised in the awaiting task
+            err = caught
+        with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits
+            loop.call_soon_threadsafe(settle, result, err)
+    threading.Thread(target=work, name="agentv-target", daemon=True).start()
+    return await done
 
 
 def _as_callable(target: Any) -> Callable[[Any], Any]:
