@@ -4,13 +4,13 @@ server, read back through the Prefect API (state name and message, tags, the fai
 artifact, the run's logs, each case's task runs)."""
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 
 import pytest
 
 from tests.flows.artifacts.test_gates_ui import flow_run_id
+from tests.flows.prefect_reads import read_flow_run
 
 SCRIPT = ("import json,sys\nc=json.load(sys.stdin)\nn=int(c['eval_id'].split('-')[1])\n"
           "if n == 3: raise RuntimeError('judge crashed \\x1b[31m on purpose')\n"
@@ -37,32 +37,8 @@ def suite(tmp_path):
 
 
 def read_back(run_id: str):
-    from prefect.client.orchestration import get_client
-    from prefect.client.schemas.filters import (
-        ArtifactFilter,
-        ArtifactFilterFlowRunId,
-        FlowRunFilter,
-        FlowRunFilterId,
-        LogFilter,
-        LogFilterFlowRunId,
-    )
-
-    async def read():
-        async with get_client() as client:
-            run = await client.read_flow_run(run_id)
-            arts = await client.read_artifacts(artifact_filter=ArtifactFilter(
-                flow_run_id=ArtifactFilterFlowRunId(any_=[run.id])))
-            logs = await client.read_logs(log_filter=LogFilter(
-                flow_run_id=LogFilterFlowRunId(any_=[run.id])))
-            for _ in range(300):  # task runs reach the server as events, batched: wait for
-                tasks = await client.read_task_runs(flow_run_filter=FlowRunFilter(  # all
-                    id=FlowRunFilterId(any_=[run.id])))
-                names = {t.name for t in tasks if t.state and t.state.is_final()}
-                if EXPECTED_TASKS <= names:
-                    break
-                await asyncio.sleep(0.1)
-            return run, arts, [log.message for log in logs], {t.name: t.state for t in tasks}
-    return asyncio.run(read())
+    run, tasks, arts, logs = read_flow_run(run_id, EXPECTED_TASKS)
+    return run, arts, [log.message for log in logs], {t.name: t.state for t in tasks}
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,6 @@ the final state and its tags; an input that ends without a final state is a cras
 a dead API is reported once, and the recorder still ends."""
 from __future__ import annotations
 
-import asyncio
 import json
 import uuid
 
@@ -13,6 +12,7 @@ import pytest
 
 from agentv.flows.prefect.artifact_spec import markdown_artifact, table_artifact
 from agentv.flows.prefect.recorder_process import start_recorder
+from tests.flows.prefect_reads import read_flow_run
 
 pytestmark = pytest.mark.slow  # a real recorder process and the session's Prefect server
 
@@ -36,27 +36,7 @@ def _with_env(env: dict):
 
 
 def read_back(run_id: str):
-    from prefect.client.orchestration import get_client
-    from prefect.client.schemas.filters import (
-        ArtifactFilter,
-        ArtifactFilterFlowRunId,
-        FlowRunFilter,
-        FlowRunFilterId,
-        LogFilter,
-        LogFilterFlowRunId,
-    )
-
-    async def read():
-        async with get_client() as client:
-            run = await client.read_flow_run(run_id)
-            tasks = await client.read_task_runs(
-                flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[run.id])))
-            arts = await client.read_artifacts(artifact_filter=ArtifactFilter(
-                flow_run_id=ArtifactFilterFlowRunId(any_=[run.id])))
-            logs = await client.read_logs(LogFilter(flow_run_id=LogFilterFlowRunId(
-                any_=[run.id])))
-            return run, tasks, arts, logs
-    return asyncio.run(read())
+    return read_flow_run(run_id)
 
 
 def opened(replies: list[dict]) -> str:
