@@ -5,9 +5,10 @@ run or through the recorder process (flows/prefect/mirror.py)."""
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import asdict, dataclass
 from typing import Any
+
+from agentv.tasks.view.page import clean
 
 
 @dataclass(frozen=True)
@@ -28,11 +29,12 @@ def markdown_artifact(key: str | None, markdown: str, description: str) -> Artif
 def table_artifact(rows: list[dict[str, Any]], description: str,
                    key: str | None = None) -> Artifact:
     """A table of ``rows`` serialized once (Prefect's own path validates every row with
-    pydantic; agentv's rows are JSON already). A NaN is written as null, as Prefect does."""
+    pydantic; agentv's rows are JSON already). A NaN (or an infinity: not JSON) is written
+    as null, as the viewer writes it."""
     try:
         text = json.dumps(rows, allow_nan=False)
     except ValueError:
-        text = json.dumps(_no_nan(rows))
+        text = json.dumps(clean(rows))
     return Artifact("table", key, description, text)
 
 
@@ -41,12 +43,3 @@ def link_artifact(key: str | None, link: str, link_text: str | None,
     """A link, as Prefect's link artifact writes it: markdown, ``[text](link)``."""
     return Artifact("markdown", key, description, f"[{link_text or link}]({link})")
 
-
-def _no_nan(value: Any) -> Any:
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _no_nan(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_no_nan(v) for v in value]
-    return value

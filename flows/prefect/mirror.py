@@ -49,6 +49,7 @@ class Mirror(Recording):
         self._replies: dict[int, Future[Any]] = {}
         self._seq = itertools.count()
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._done = False  # the child said it recorded everything
         self._log = _MirrorLog(self)
         threading.Thread(target=self._write, name="agentv-mirror-out", daemon=True).start()
         threading.Thread(target=self._read, name="agentv-mirror-in", daemon=True).start()
@@ -190,8 +191,6 @@ class Mirror(Recording):
         elif op == "done":
             self._done = True
 
-    _done = False
-
     def _child_lost(self, why: str, reported: bool = False, quiet_if_done: bool = False
                     ) -> None:
         if quiet_if_done and self._done:
@@ -199,16 +198,11 @@ class Mirror(Recording):
         reason = why if reported else f"no Prefect recording ({why})"
         if self._loop is not None and not self._loop.is_closed():
             try:
-                self._loop.call_soon_threadsafe(self._lose, reason)
+                self._loop.call_soon_threadsafe(self.stop_with, reason)
                 return
             except RuntimeError:
                 pass
-        self._lose(reason)
-
-    def _lose(self, reason: str) -> None:
-        if self.lost is None:
-            self.stop(ConnectionError(reason))
-            self.lost = reason
+        self.stop_with(reason)
 
 
 class _MirrorLog(logging.LoggerAdapter):

@@ -12,6 +12,7 @@ marks the flow run Crashed."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import gc
 import json
 import signal
@@ -106,11 +107,9 @@ class Recorder:
 
     async def task(self, message: Message) -> None:
         from prefect.states import Running
-        from prefect.tasks import Task
-        task: Task = Task(fn=_agentv_stage, name=message["name"])
-        task.task_key = f"agentv-{message['name']}"
         end = self.known_ends.pop(message["id"], None)
-        await self.client.create_task_run(task, self.flow_run_id, message["id"],
+        await self.client.create_task_run(_stage_task(message["name"]), self.flow_run_id,
+                                          message["id"],
                                           id=message["id"], name=message["run_name"],
                                           state=_task_state(end) if end else Running())
 
@@ -161,6 +160,15 @@ def _agentv_eval() -> None:
 
 def _agentv_stage() -> None:
     """A stage whose task runs the recorder records."""
+
+
+@functools.lru_cache(maxsize=None)
+def _stage_task(name: str) -> Any:
+    """The task whose runs are the stage ``name``'s (made once per stage)."""
+    from prefect.tasks import Task
+    task: Task = Task(fn=_agentv_stage, name=name)
+    task.task_key = f"agentv-{name}"
+    return task
 
 
 def reply(message: Message) -> None:

@@ -110,9 +110,13 @@ class Recording:
         self._prefect_ready = False  # Prefect imported (never import it while a thread does)
 
     def stop(self, err: BaseException) -> None:
+        self.stop_with(lost_reason(err))
+
+    def stop_with(self, reason: str) -> None:
+        """Recording stops, for ``reason`` (one line, no credentials)."""
         if self.lost is not None:
             return
-        self.lost = lost_reason(err)
+        self.lost = reason
         log.info("Prefect recording stopped: %s", self.lost)
         self._no_retries()
         for sending in list(self._sending):

@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 
+from tests.flows.prefect_reads import read_flow_run
 from tests.loopback_app import serve_routes
 from tests.stub_llm import start_stub
 
@@ -177,25 +178,10 @@ targets:
 
 
 async def prefect_texts(flow_run_id: str) -> list[str]:
-    from prefect.client.orchestration import get_client
-    from prefect.client.schemas.filters import (
-        ArtifactFilter,
-        ArtifactFilterFlowRunId,
-        FlowRunFilter,
-        FlowRunFilterId,
-        LogFilter,
-        LogFilterFlowRunId,
-    )
-    async with get_client() as client:
-        artifacts = await client.read_artifacts(
-            artifact_filter=ArtifactFilter(flow_run_id=ArtifactFilterFlowRunId(any_=[flow_run_id])))
-        logs = await client.read_logs(
-            log_filter=LogFilter(flow_run_id=LogFilterFlowRunId(any_=[flow_run_id])))
-        flow_run = await client.read_flow_run(flow_run_id)
-        task_runs = await client.read_task_runs(
-            flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[flow_run_id])))
+    """Every text Prefect keeps of a flow run: artifacts, logs, the run, its task runs."""
+    flow_run, task_runs, artifacts, logs = await asyncio.to_thread(read_flow_run, flow_run_id)
     return ([json.dumps(a.model_dump(mode="json")) for a in artifacts]
-            + [l.message for l in logs] + [flow_run.model_dump_json()]
+            + [log.message for log in logs] + [flow_run.model_dump_json()]
             + [t.model_dump_json() for t in task_runs])
 
 
